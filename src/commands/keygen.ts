@@ -1,0 +1,17 @@
+import { generateKeyPairSync } from "node:crypto";
+
+/** Prints a fresh Ed25519 key pair in the exchange's hex form. */
+export function generateKeyHex(): { apiKey: string; secretKey: string } {
+  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  const pkcs8 = privateKey.export({ format: "der", type: "pkcs8" });
+  const spki = publicKey.export({ format: "der", type: "spki" });
+  return {
+    apiKey: Buffer.from(spki.subarray(spki.length - 32)).toString("hex"),
+    secretKey: Buffer.from(pkcs8.subarray(pkcs8.length - 32)).toString("hex"),
+  };
+}
+
+export async function run(_argv: string[]): Promise<number> {
+  process.stdout.write(`${JSON.stringify(generateKeyHex())}\n`);
+  return 0;
+}
