@@ -1,0 +1,227 @@
+/**
+ * JSON shapes on the exchange wire, shared by the REST client (which parses them) and the simulator
+ * (which produces them). Where exchange-api.md leaves a shape unknown, the choice made here is the
+ * project's assumption and is marked `[assumed]`.
+ */
+
+// ---------- Spot v2: `{ "data": ... }` bodies, JSON numbers, `{ "message": ... }` errors ----------
+
+export type SpotStatus =
+  | "OPEN"
+  | "PARTIALLY_EXECUTED"
+  | "EXECUTED"
+  | "CANCELLED"
+  | "EXPIRED"
+  | "DISCARDED"
+  | "CANCELLATION_RAISED"
+  | "EXPIRATION_RAISED";
+
+/** The Spot order record (create, cancel, get order, list orders, FETCH_ORDER_UPDATES payload). */
+export interface SpotOrderRecord {
+  order_id: string;
+  /** [assumed] key name: the docs say the id is echoed; `client_order_id` mirrors the request field. */
+  client_order_id: string | null;
+  symbol: string;
+  price: number;
+  average_price: number;
+  orig_qty: number;
+  executed_qty: number;
+  status: SpotStatus;
+  /** Upper case on the way out (`BUY`/`SELL`). */
+  side: "BUY" | "SELL";
+  /** [assumed] present, upper case. */
+  type: "LIMIT";
+  exchange: string;
+  order_source: string;
+  created_time: number;
+  updated_time: number;
+}
+
+export interface SpotCreateOrderBody {
+  side: "buy" | "sell";
+  symbol: string;
+  type: "limit";
+  price: number;
+  quantity: number;
+  exchange: string;
+  client_order_id?: string;
+  expiry_period?: number;
+}
+
+export interface SpotCancelOrderBody {
+  order_id: string;
+}
+
+/** GET /trade/api/v2/orders → `{ data: { orders: [...] } }` [assumed wrapper key, as third-party code reads]. */
+export interface SpotOrderList {
+  orders: SpotOrderRecord[];
+}
+
+/** GET /trade/api/v2/tradeInfo → `{ data: { <exchange>: { <SYMBOL>: SpotTradeInfo } } }`. */
+export interface SpotTradeInfo {
+  quote: { min: string; max: string };
+  precision: { base: number; quote: number; limit: number };
+  /** [assumed] the "active status" the changelog promises. */
+  active?: boolean;
+}
+
+export interface SpotPortfolioRow {
+  currency: string;
+  name: string;
+  main_balance: number | string;
+  blocked_balance_order: number | string;
+  buy_average_price: number;
+  invested_value: number;
+  invested_value_excluding_fee: number;
+  current_value: number;
+  sell_rate: number;
+  buy_rate: number;
+  is_average_price_available: boolean;
+  is_delisted_coin: boolean;
+}
+
+/** FETCH_BALANCE_UPDATES payload [assumed]: the portfolio rows, newest snapshot, with a timestamp. */
+export interface SpotBalanceUpdate {
+  balances: SpotPortfolioRow[];
+  timestamp: number;
+}
+
+export interface SpotErrorBody {
+  message: string;
+}
+
+// ---------- HFT v5: the envelope ----------
+
+export interface V5Envelope<T> {
+  retCode: number;
+  retMsg: string;
+  result: T;
+  retExtInfo: Record<string, unknown>;
+  time: number;
+}
+
+export type V5OrderStatus =
+  | "New"
+  | "PartiallyFilled"
+  | "Filled"
+  | "Cancelled"
+  /** [assumed, Bybit-style] IOC/FOK remainder cancelled after a partial fill. */
+  | "PartiallyFilledCanceled"
+  /** [assumed, Bybit-style] rejected by the matching engine after acceptance. */
+  | "Rejected";
+
+export interface V5CreateOrderBody {
+  category: string;
+  symbol: string;
+  side: "Buy" | "Sell";
+  orderType: "Limit" | "Market";
+  qty: string;
+  price?: string;
+  positionIdx: 0 | 1 | 2;
+  timeInForce?: "GTC" | "IOC" | "FOK";
+  orderLinkId?: string;
+}
+
+/** [assumed, Bybit-style] POST /v5/order/cancel body; one of orderId / orderLinkId. */
+export interface V5CancelOrderBody {
+  category: string;
+  symbol: string;
+  orderId?: string;
+  orderLinkId?: string;
+}
+
+export interface V5OrderAck {
+  orderId: string;
+  orderLinkId: string;
+}
+
+/** One row of GET /v5/order/realtime `result.list`. */
+export interface V5OrderRecord {
+  symbol: string;
+  orderId: string;
+  orderLinkId: string;
+  orderType: "Limit" | "Market";
+  orderStatus: V5OrderStatus;
+  side: "Buy" | "Sell";
+  qty: string;
+  price: string;
+  timeInForce: "GTC" | "IOC" | "FOK";
+  leavesQty: string;
+  cumExecQty: string;
+  cumExecValue: string;
+  cumExecFee: string;
+  avgPrice: string;
+  lastPriceOnCreated: string;
+  positionIdx: 0 | 1 | 2;
+  createdTime: string;
+  updatedTime: string;
+  rejectReason: string;
+}
+
+/** `result` of list endpoints; `nextPageCursor` is "" on the last page [assumed]. */
+export interface V5List<T> {
+  category: string;
+  list: T[];
+  nextPageCursor: string;
+}
+
+/** [assumed, Bybit-v5 model] one row of GET /v5/execution/list. */
+export interface V5Execution {
+  symbol: string;
+  orderId: string;
+  orderLinkId: string;
+  side: "Buy" | "Sell";
+  orderPrice: string;
+  orderQty: string;
+  execId: string;
+  execPrice: string;
+  execQty: string;
+  execValue: string;
+  execFee: string;
+  execTime: string;
+  isMaker: boolean;
+  leavesQty: string;
+}
+
+/** [assumed, Bybit-v5 model] one row of GET /v5/market/instruments-info. */
+export interface V5Instrument {
+  symbol: string;
+  status: "Trading" | "Closed";
+  baseCoin: string;
+  quoteCoin: string;
+  lotSizeFilter: { qtyStep: string; minOrderQty: string; maxOrderQty: string; minNotionalValue: string };
+  priceFilter: { tickSize: string; minPrice: string; maxPrice: string };
+  leverageFilter: { minLeverage: string; maxLeverage: string; leverageStep: string };
+}
+
+/** [assumed, Bybit-v5 model] one row of GET /v5/position/list. */
+export interface V5Position {
+  symbol: string;
+  positionIdx: 0 | 1 | 2;
+  side: "Buy" | "Sell" | "";
+  size: string;
+  avgPrice: string;
+  positionValue: string;
+  leverage: string;
+  unrealisedPnl: string;
+  cumRealisedPnl: string;
+  updatedTime: string;
+}
+
+/** Known HFT return codes. Only 10001 is documented; the others are this project's assumption. */
+export const V5_RET = {
+  OK: 0,
+  /** documented: missing or invalid parameter */
+  PARAM: 10001,
+  /** [assumed] authentication failure inside a 200 envelope is not used: auth failures are HTTP 401 */
+  /** [assumed] order not found / not modifiable */
+  ORDER_NOT_FOUND: 110001,
+  /** [assumed] qty not a multiple of qtyStep, or out of range */
+  QTY_INVALID: 10001,
+  /** [assumed] insufficient balance */
+  INSUFFICIENT_BALANCE: 110007,
+  /** [assumed] duplicate orderLinkId with different content */
+  DUPLICATE_LINK_ID: 110072,
+  /** [assumed] rate limit inside an envelope (also HTTP 429) */
+  RATE_LIMIT: 10006,
+} as const;
