@@ -1,0 +1,274 @@
+/**
+ * Every configuration knob, as data: its path, type, default and meaning. `config/default.json` is
+ * generated from this table (a test keeps them equal) and every leaf can be overridden by an
+ * environment variable derived from its path (`gateway.port` -> `HFTGATE_GATEWAY_PORT`).
+ */
+
+export type KnobType =
+  | { kind: "int"; min: number; max: number }
+  | { kind: "number"; min: number; max: number }
+  | { kind: "bool" }
+  | { kind: "string"; pattern?: RegExp; nullable?: boolean; secret?: boolean }
+  | { kind: "enum"; values: readonly string[] }
+  | { kind: "list"; values?: readonly string[] };
+
+export interface Knob {
+  readonly path: string;
+  readonly type: KnobType;
+  readonly def: unknown;
+  readonly doc: string;
+  /** Extra environment variable names that also set this knob (short forms users expect). */
+  readonly aliases?: readonly string[];
+}
+
+const int = (min: number, max: number): KnobType => ({ kind: "int", min, max });
+const bool: KnobType = { kind: "bool" };
+const str = (nullable = false, secret = false): KnobType => ({ kind: "string", nullable, secret });
+const oneOf = (...values: string[]): KnobType => ({ kind: "enum", values });
+const MS_DAY = 86_400_000;
+
+export const KNOBS: readonly Knob[] = [
+  // venue
+  {
+    path: "venue.kind",
+    type: oneOf("sim", "exchange"),
+    def: "sim",
+    doc: "`sim` starts the embedded simulator as the venue; `exchange` trades for real",
+  },
+  {
+    path: "venue.spotBaseUrl",
+    type: str(),
+    def: "https://coinswitch.co",
+    doc: "Spot v2 REST host (ignored for sim)",
+  },
+  {
+    path: "venue.hftBaseUrl",
+    type: str(),
+    def: "https://dma.coinswitch.co",
+    doc: "HFT v5 REST host (ignored for sim)",
+  },
+  {
+    path: "venue.streamUrl",
+    type: str(),
+    def: "https://ws.coinswitch.co",
+    doc: "Socket.IO host for Spot order/balance streams (ignored for sim)",
+  },
+  {
+    path: "venue.surfaces",
+    type: { kind: "list", values: ["spot", "hft"] },
+    def: ["spot", "hft"],
+    doc: "surfaces to trade",
+  },
+  {
+    path: "venue.hftCancelPath",
+    type: str(),
+    def: "/v5/order/cancel",
+    doc: "[assumed] HFT cancel path (not in the published index)",
+  },
+  {
+    path: "venue.spotExchanges",
+    type: { kind: "list", values: ["coinswitchx", "c2c1", "c2c2"] },
+    def: ["coinswitchx", "c2c1"],
+    doc: "Spot exchanges whose instruments are loaded",
+  },
+  { path: "venue.hftCategory", type: oneOf("linear", "option"), def: "linear", doc: "HFT category" },
+  // keys
+  {
+    path: "keys.apiKey",
+    type: str(true),
+    def: null,
+    doc: "API key (hex Ed25519 public key); optional, checked against the secret",
+    aliases: ["HFTGATE_API_KEY"],
+  },
+  {
+    path: "keys.secretKey",
+    type: str(true, true),
+    def: null,
+    doc: "secret key (hex 32-byte seed); prefer the environment variable",
+    aliases: ["HFTGATE_SECRET_KEY"],
+  },
+  // simulator
+  { path: "sim.port", type: int(0, 65535), def: 0, doc: "simulator HTTP port when embedded (0 = ephemeral)" },
+  { path: "sim.seed", type: int(0, 2 ** 31 - 1), def: 42, doc: "simulator RNG seed" },
+  {
+    path: "sim.adminPort",
+    type: int(-1, 65535),
+    def: -1,
+    doc: "simulator fault-injection admin port on loopback (-1 = off)",
+  },
+  {
+    path: "sim.syntheticMarket",
+    type: bool,
+    def: true,
+    doc: "run the simulator's synthetic liquidity process",
+  },
+  // gateway (command API)
+  {
+    path: "gateway.host",
+    type: str(),
+    def: "127.0.0.1",
+    doc: "command API bind address (non-loopback logs a warning)",
+  },
+  { path: "gateway.port", type: int(0, 65535), def: 7700, doc: "command API port" },
+  {
+    path: "gateway.token",
+    type: str(true, true),
+    def: null,
+    doc: "logon token; generated and printed at start when null",
+    aliases: ["HFTGATE_TOKEN"],
+  },
+  {
+    path: "gateway.adminToken",
+    type: str(true, true),
+    def: null,
+    doc: "token for privileged sessions (kill switch, trading state); generated when null",
+    aliases: ["HFTGATE_ADMIN_TOKEN"],
+  },
+  {
+    path: "gateway.transport",
+    type: oneOf("auto", "uws", "ws"),
+    def: "auto",
+    doc: "`auto` uses native uWebSockets.js and falls back to `ws`",
+  },
+  {
+    path: "gateway.maxBufferedBytes",
+    type: int(4096, 1 << 30),
+    def: 1 << 20,
+    doc: "per-session send buffer; a slower consumer is disconnected",
+  },
+  {
+    path: "gateway.badTokenDelayMs",
+    type: int(0, 60_000),
+    def: 500,
+    doc: "delay before closing a session with a bad token",
+  },
+  {
+    path: "gateway.resumeRing",
+    type: int(0, 1_000_000),
+    def: 4096,
+    doc: "messages kept per session for resume after reconnect",
+  },
+  // signing
+  {
+    path: "signing.signer",
+    type: oneOf("native", "pure-js"),
+    def: "native",
+    doc: "Ed25519 implementation for inline signing",
+  },
+  {
+    path: "signing.epochPolicy",
+    type: oneOf("clock", "unique"),
+    def: "clock",
+    doc: "`clock`: same-ms requests share an epoch; `unique`: strictly increasing epochs",
+  },
+  {
+    path: "signing.uniqueMaxAheadMs",
+    type: int(0, 5_000),
+    def: 50,
+    doc: "how far `unique` epochs may run ahead of the clock",
+  },
+  { path: "signing.presign", type: bool, def: true, doc: "pre-sign hot-path requests in a worker pool" },
+  {
+    path: "signing.presignHorizonMs",
+    type: int(10, 10_000),
+    def: 200,
+    doc: "how far ahead signatures are prepared",
+  },
+  { path: "signing.presignRefillMs", type: int(1, 10_000), def: 50, doc: "pre-signer refill interval" },
+  { path: "signing.presignWorkers", type: int(1, 16), def: 1, doc: "pre-signer worker threads" },
+  // clock
+  { path: "clock.samples", type: int(1, 50), def: 5, doc: "time samples per sync (min round trip wins)" },
+  { path: "clock.resyncMs", type: int(1_000, MS_DAY), def: 60_000, doc: "resync interval" },
+  { path: "clock.warnMs", type: int(0, MS_DAY), def: 5_000, doc: "offset that logs a warning" },
+  {
+    path: "clock.refuseMs",
+    type: int(0, MS_DAY),
+    def: 60_000,
+    doc: "offset beyond which signed requests are refused",
+  },
+  // http
+  { path: "http.connections", type: int(1, 256), def: 4, doc: "keep-alive connections per host" },
+  { path: "http.connectTimeoutMs", type: int(1, 60_000), def: 1_000, doc: "connect timeout" },
+  {
+    path: "http.headersTimeoutMs",
+    type: int(1, 60_000),
+    def: 2_000,
+    doc: "response headers timeout; past it the outcome is unknown",
+  },
+  { path: "http.bodyTimeoutMs", type: int(1, 60_000), def: 2_000, doc: "response body timeout" },
+  // streams and reconciliation
+  { path: "streams.enabled", type: bool, def: true, doc: "consume the Spot order and balance streams" },
+  {
+    path: "streams.staleMs",
+    type: int(100, 600_000),
+    def: 15_000,
+    doc: "a stream silent this long is treated as down",
+  },
+  {
+    path: "streams.pollIntervalMs",
+    type: int(50, 60_000),
+    def: 1_000,
+    doc: "poll live orders this often while a stream is down (and always for HFT)",
+  },
+  {
+    path: "streams.holdNewOrdersDuringReconcile",
+    type: bool,
+    def: true,
+    doc: "queue new orders until reconciliation finishes",
+  },
+  {
+    path: "orders.unknownQueryRetries",
+    type: int(0, 100),
+    def: 10,
+    doc: "targeted queries before an unknown outcome is escalated",
+  },
+  {
+    path: "orders.unknownQueryIntervalMs",
+    type: int(10, 60_000),
+    def: 500,
+    doc: "interval between targeted queries",
+  },
+  {
+    path: "orders.spotExpirySeconds",
+    type: int(1, 31_536_000),
+    def: 90,
+    doc: "Spot `expiry_period` sent with every order",
+  },
+  // journal
+  {
+    path: "journal.enabled",
+    type: bool,
+    def: true,
+    doc: "append-only journal of commands, requests and exchange messages",
+  },
+  { path: "journal.dir", type: str(), def: "var/journal", doc: "journal directory" },
+  { path: "journal.fsync", type: oneOf("none", "interval", "every"), def: "interval", doc: "fsync policy" },
+  { path: "journal.fsyncIntervalMs", type: int(1, 60_000), def: 100, doc: "fsync interval for `interval`" },
+  // shutdown
+  { path: "shutdown.cancelLiveOrders", type: bool, def: false, doc: "cancel every live order on shutdown" },
+  { path: "shutdown.timeoutMs", type: int(100, 120_000), def: 5_000, doc: "graceful shutdown deadline" },
+  // telemetry
+  {
+    path: "log.level",
+    type: oneOf("trace", "debug", "info", "warn", "error", "fatal", "silent"),
+    def: "info",
+    doc: "log level",
+  },
+  {
+    path: "log.pretty",
+    type: oneOf("auto", "true", "false"),
+    def: "auto",
+    doc: "pretty logs in a terminal when pino-pretty is installed",
+  },
+];
+
+/** `gateway.maxBufferedBytes` -> `HFTGATE_GATEWAY_MAX_BUFFERED_BYTES`. */
+export function envName(path: string): string {
+  return (
+    "HFTGATE_" +
+    path
+      .split(".")
+      .map((p) => p.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase())
+      .join("_")
+  );
+}
