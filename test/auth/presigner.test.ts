@@ -1,0 +1,103 @@
+import { createPublicKey, verify } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { EpochSource } from "../../src/auth/epoch.js";
+import { loadKeyPair } from "../../src/auth/keys.js";
+import { HOT_PREFIXES, Presigner } from "../../src/auth/presigner.js";
+import { RequestSigner } from "../../src/auth/requestSigner.js";
+import { signedMessage } from "../../src/auth/signedMessage.js";
+import { nativeSigner } from "../../src/auth/signer.js";
+import { ClockError } from "../../src/clock/clock.js";
+
+const SECRET = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
+const keys = loadKeyPair(SECRET);
+const signer = nativeSigner(keys);
+let running: Presigner | undefined;
+
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+
+describe("Presigner", () => {
+  it("fills the horizon with signatures identical to inline signing", async () => {
+    const base = 1719905777483;
+    let t = base;
+    const p = new Presigner(keys, { clockMs: () => t, horizonMs: 100, refillMs: 1000, batch: 32 });
+    running = p;
+    await p.start();
+    expect(p.held(0)).toBe(101);
+    for (const e of [base, base + 50, base + 100]) {
+      for (let id = 0; id < HOT_PREFIXES.length; id++) {
+        const sig = p.get(id, e);
+        expect(sig).toBe(signer.signHex(HOT_PREFIXES[id] + e));
+      }
+    }
+    expect(p.get(0, base)).toBe(
+      "c1502bb380280b45d549aba7730baf7713e97992d99afc1554bfd32ccc1660b53e5826775415bd0272f1773ed8020e06e695b75f10d311d3582b69ad1cdbd40c",
+    );
+    expect(p.get(0, base + 101)).toBeUndefined();
+    expect(p.get(9, base)).toBeUndefined();
+    expect(p.misses).toBe(2);
+    // Moving on: refill covers the new horizon and drops epochs older than the grace.
+    t = base + 150;
+    await p.refill();
+    expect(p.get(0, base + 250)).toBe(signer.signHex(`POST/v5/order/create${base + 250}`));
+    expect(p.get(0, base)).toBeUndefined();
+  });
+
+  it("stop() terminates cleanly and later lookups miss", async () => {
+    const t = 2_000_000;
+    const p = new Presigner(keys, { clockMs: () => t, horizonMs: 20, refillMs: 5 });
+    await p.start();
+    expect(p.get(1, t + 10)).toBeDefined();
+    await p.stop();
+    await p.stop();
+    expect(p.get(1, t + 10)).toBeUndefined();
+  });
+});
+
+describe("RequestSigner", () => {
+  const pub = createPublicKey({
+    key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), Buffer.from(keys.apiKey, "hex")]),
+    format: "der",
+    type: "spki",
+  });
+
+  it("uses the ring on hot prefixes and signs inline otherwise; every signature verifies", async () => {
+    const t = 3_000_000;
+    const epochs = new EpochSource({ now: () => t });
+    const p = new Presigner(keys, { clockMs: () => epochs.clockMs(), horizonMs: 10, refillMs: 1000 });
+    running = p;
+    await p.start();
+    const rs = new RequestSigner(signer, epochs, p);
+    const a = { ...rs.signFor("POST", "/v5/order/create", 0) };
+    expect(a.epoch).toBe(String(t));
+    expect(p.hits).toBe(1);
+    expect(verify(null, Buffer.from(`POST/v5/order/create${t}`), pub, Buffer.from(a.signature, "hex"))).toBe(
+      true,
+    );
+    const target = "/v5/order/realtime?category=linear&orderLinkId=grid+7%2Ba%2Fb";
+    const b = { ...rs.signFor("GET", target, -1) };
+    expect(rs.inline).toBe(1);
+    expect(
+      verify(null, Buffer.from(signedMessage("GET", target, b.epoch)), pub, Buffer.from(b.signature, "hex")),
+    ).toBe(true);
+  });
+
+  it("a miss falls back to inline signing (correct, only slower)", () => {
+    const epochs = new EpochSource({ now: () => 42 });
+    const rs = new RequestSigner(signer, epochs);
+    const s = rs.signFor("DELETE", "/trade/api/v2/order", 3);
+    expect(s.signature).toBe(signer.signHex("DELETE/trade/api/v2/order42"));
+  });
+
+  it("the guard can refuse before anything is signed", () => {
+    const rs = new RequestSigner(signer, new EpochSource(), undefined, {
+      assertCanSign() {
+        throw new ClockError("refused", 70_000);
+      },
+    });
+    expect(() => rs.signFor("GET", "/x", -1)).toThrow(ClockError);
+    expect(rs.inline).toBe(0);
+  });
+});
