@@ -1,0 +1,3 @@
+export * from "./classes.js";
+export * from "./limiter.js";
+export { SlidingLog } from "./window.js";
