@@ -1,0 +1,3 @@
+export * from "./clock.js";
+export * from "./codec.js";
+export * from "./schema.js";
