@@ -1,0 +1,70 @@
+/**
+ * Risk limits as one plain object. Every field has a documented default (docs/reliability.md);
+ * a caller passes only what it changes. Quantities and values are decimal strings in the
+ * instrument's own units; they are turned into integer lots/ticks once, when an instrument is added.
+ */
+import type { TradingState } from "./tradingState.js";
+
+export interface InstrumentLimits {
+  /** Largest single order (base qty); the instrument's own maxQty always applies too. */
+  readonly maxOrderQty?: string;
+  /** Largest single order value in quote currency; overrides `maxOrderNotionalByQuote`. */
+  readonly maxOrderNotional?: string;
+  /** Account-wide position limit (base qty, absolute), open orders counted as if filled. */
+  readonly maxPosition?: string;
+  /** Per-session position limit on this instrument (base qty, absolute). */
+  readonly maxSessionPosition?: string;
+  readonly maxOpenOrders?: number;
+  readonly priceBandBps?: number;
+}
+
+export interface TriggerSpec {
+  /** This many events inside `windowMs` fire the trigger; count 0 disables it. */
+  readonly count: number;
+  readonly windowMs: number;
+  readonly action: Exclude<TradingState, "active">;
+}
+
+export interface RiskConfig {
+  /** Open orders per session across all instruments. */
+  readonly maxOpenOrdersPerSession: number;
+  /** Open orders per instrument across all sessions (account-wide). */
+  readonly maxOpenOrdersPerInstrument: number;
+  /** Max order value by quote currency; a quote not listed has no value limit. */
+  readonly maxOrderNotionalByQuote: Readonly<Record<string, string>>;
+  /** Limit prices further than this from the reference (last trade or mid) are refused; 0 = off. */
+  readonly priceBandBps: number;
+  /** Identical orders (session, instrument, side, price, qty) within this window are refused; 0 = off. */
+  readonly duplicateWindowMs: number;
+  /** Per-symbol overrides (exchange spelling: "BTC/INR", "BTCUSDT"). */
+  readonly instruments: Readonly<Record<string, InstrumentLimits>>;
+  readonly triggers: {
+    readonly venueRejects: TriggerSpec;
+    readonly unknownOutcomes: TriggerSpec;
+    /** Order stream down longer than `afterMs` moves the state to `action`; 0 = off. */
+    readonly streamLoss: { readonly afterMs: number; readonly action: Exclude<TradingState, "active"> };
+  };
+}
+
+export const DEFAULT_RISK_CONFIG: RiskConfig = {
+  maxOpenOrdersPerSession: 500,
+  maxOpenOrdersPerInstrument: 200,
+  maxOrderNotionalByQuote: { INR: "1000000", USDT: "10000" },
+  priceBandBps: 1000,
+  duplicateWindowMs: 0,
+  instruments: {},
+  triggers: {
+    venueRejects: { count: 20, windowMs: 10_000, action: "halted" },
+    unknownOutcomes: { count: 5, windowMs: 60_000, action: "reducing" },
+    streamLoss: { afterMs: 30_000, action: "reducing" },
+  },
+};
+
+/** Shallow-merges a partial config over the defaults (triggers merged one level deeper). */
+export function riskConfig(partial: Partial<RiskConfig> = {}): RiskConfig {
+  return {
+    ...DEFAULT_RISK_CONFIG,
+    ...partial,
+    triggers: { ...DEFAULT_RISK_CONFIG.triggers, ...partial.triggers },
+  };
+}

@@ -1,0 +1,4 @@
+export * from "./codes.js";
+export * from "./config.js";
+export * from "./riskGate.js";
+export * from "./tradingState.js";
