@@ -1,0 +1,462 @@
+/**
+ * REST client for both surfaces: undici Pool per origin (keep-alive, pre-warmed, ms timeouts, no
+ * pipelining), request assembly from the catalogue, per-surface response parsing and error mapping.
+ * Create and cancel have an explicit fast path: validated body by concatenation, header array built
+ * directly, signature from the pre-signer ring.
+ */
+import { Pool } from "undici";
+import type { RequestSigner } from "../auth/requestSigner.js";
+import { encodeQuery, wireTarget } from "../auth/signedMessage.js";
+import type { Surface } from "../domain/types.js";
+import { buildCatalogue, type Catalogue, type Endpoint, type EndpointId } from "./catalogue.js";
+import {
+  AuthError,
+  InvalidRequestError,
+  MissingEpochError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  ResponseShapeError,
+  type RestError,
+  transportError,
+  ValidationError,
+} from "./errors.js";
+import {
+  type HftCancelParams,
+  type HftCreateParams,
+  hftCancelBody,
+  hftCreateBody,
+  type OrderGrid,
+  type SpotCreateParams,
+  spotCancelBody,
+  spotCreateBody,
+} from "./orderParams.js";
+import type {
+  SpotOrderList,
+  SpotOrderRecord,
+  SpotPortfolioRow,
+  SpotTradeInfo,
+  V5Execution,
+  V5Instrument,
+  V5List,
+  V5OrderAck,
+  V5OrderRecord,
+  V5Position,
+} from "./wire.js";
+import { V5_RET } from "./wire.js";
+
+/** [assumed] the local simulator's default address; the real hosts are in REAL_HOSTS. */
+export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
+export const REAL_HOSTS = { spot: "https://coinswitch.co", hft: "https://dma.coinswitch.co" } as const;
+
+export interface HttpOptions {
+  /** Connections per origin. Default 4. */
+  connections?: number;
+  /** Connections opened by start() before the first order. Default 2. */
+  prewarm?: number;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+}
+
+export interface RestClientOptions {
+  apiKey: string;
+  signer: RequestSigner;
+  spotBaseUrl?: string;
+  hftBaseUrl?: string;
+  http?: HttpOptions;
+  /** Defaults to buildCatalogue() with no pre-signed prefixes; pass one built with the presigner's list. */
+  catalogue?: Catalogue;
+}
+
+export type Query = ReadonlyArray<readonly [string, string]>;
+
+/** A request ready for the wire: everything the pool needs. */
+export interface PreparedRequest {
+  endpoint: Endpoint;
+  /** Wire request-target (encoded query). */
+  path: string;
+  headers: string[];
+  body: string | undefined;
+}
+
+const CT = "content-type";
+const JSON_CT = "application/json";
+const UNSIGNED_HEADERS = [CT, JSON_CT];
+
+export class RestClient {
+  readonly catalogue: Catalogue;
+  private readonly pools = new Map<string, Pool>();
+  private readonly spotPool: Pool;
+  private readonly hftPool: Pool;
+  private readonly grids = new Map<string, OrderGrid>();
+  private readonly apiKey: string;
+  private readonly signer: RequestSigner;
+  private readonly prewarmN: number;
+
+  constructor(opts: RestClientOptions) {
+    this.apiKey = opts.apiKey;
+    this.signer = opts.signer;
+    this.catalogue = opts.catalogue ?? buildCatalogue();
+    const h = opts.http ?? {};
+    this.prewarmN = h.prewarm ?? 2;
+    this.spotPool = this.poolFor(opts.spotBaseUrl ?? DEFAULT_BASE_URL, h);
+    this.hftPool = this.poolFor(opts.hftBaseUrl ?? DEFAULT_BASE_URL, h);
+  }
+
+  private poolFor(base: string, h: HttpOptions): Pool {
+    const origin = new URL(base).origin;
+    let pool = this.pools.get(origin);
+    if (pool === undefined) {
+      pool = new Pool(origin, {
+        connections: h.connections ?? 4,
+        // Never pipeline: a non-idempotent request behind a stalled one would share its fate.
+        pipelining: 1,
+        connectTimeout: h.connectTimeoutMs ?? 2_000,
+        headersTimeout: h.headersTimeoutMs ?? 5_000,
+        bodyTimeout: h.bodyTimeoutMs ?? 5_000,
+        keepAliveTimeout: h.keepAliveTimeoutMs ?? 30_000,
+      });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  /** Opens `prewarm` keep-alive connections per origin with concurrent unsigned GETs. Returns failures. */
+  async start(): Promise<number> {
+    let failed = 0;
+    const warm = async (pool: Pool, path: string) => {
+      try {
+        const r = await pool.request({ method: "GET", path, headers: UNSIGNED_HEADERS });
+        await r.body.dump();
+      } catch {
+        failed++;
+      }
+    };
+    const jobs: Promise<void>[] = [];
+    for (let i = 0; i < this.prewarmN; i++) {
+      jobs.push(warm(this.spotPool, this.catalogue["spot.time"].path));
+      if (this.hftPool !== this.spotPool)
+        jobs.push(warm(this.hftPool, this.catalogue["hft.marketTime"].path));
+    }
+    await Promise.all(jobs);
+    return failed;
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
+  }
+
+  /** Registers an instrument's grid so order helpers can validate price and quantity. */
+  setGrid(surface: Surface, symbol: string, grid: OrderGrid): void {
+    this.grids.set(`${surface}:${symbol}`, grid);
+  }
+
+  private gridOf(surface: Surface, symbol: string, id: EndpointId, given: OrderGrid | undefined): OrderGrid {
+    const g = given ?? this.grids.get(`${surface}:${symbol}`);
+    if (g === undefined) {
+      throw new InvalidRequestError(
+        `symbol: unknown instrument ${JSON.stringify(String(symbol).slice(0, 40))}`,
+        id,
+        "symbol",
+      );
+    }
+    return g;
+  }
+
+  // ---------- assembly ----------
+
+  /** Generic assembly: signs `METHOD + decoded(path?query) + epoch` (inline, or ring when hot and query-less). */
+  prepare(id: EndpointId, query: Query = [], body?: string): PreparedRequest {
+    const ep = this.catalogue[id];
+    const path = wireTarget(ep.path, encodeQuery(query));
+    if (!ep.signed) return { endpoint: ep, path, headers: UNSIGNED_HEADERS, body };
+    const st = this.signer.signFor(ep.method, path, path === ep.path ? ep.presignId : -1);
+    return {
+      endpoint: ep,
+      path,
+      headers: [
+        CT,
+        JSON_CT,
+        "x-auth-apikey",
+        this.apiKey,
+        "x-auth-signature",
+        st.signature,
+        "x-auth-epoch",
+        st.epoch,
+      ],
+      body,
+    };
+  }
+
+  // Fast path: fixed prefix, no query, body already validated.
+  private prepareHot(ep: Endpoint, body: string): PreparedRequest {
+    const st = this.signer.signFor(ep.method, ep.path, ep.presignId);
+    return {
+      endpoint: ep,
+      path: ep.path,
+      headers: [
+        CT,
+        JSON_CT,
+        "x-auth-apikey",
+        this.apiKey,
+        "x-auth-signature",
+        st.signature,
+        "x-auth-epoch",
+        st.epoch,
+      ],
+      body,
+    };
+  }
+
+  prepareSpotCreate(p: SpotCreateParams, grid?: OrderGrid): PreparedRequest {
+    const body = spotCreateBody(p, this.gridOf("spot", p.symbol, "spot.createOrder", grid));
+    return this.prepareHot(this.catalogue["spot.createOrder"], body);
+  }
+
+  prepareSpotCancel(orderId: string): PreparedRequest {
+    return this.prepareHot(this.catalogue["spot.cancelOrder"], spotCancelBody(orderId));
+  }
+
+  prepareHftCreate(p: HftCreateParams, grid?: OrderGrid): PreparedRequest {
+    const body = hftCreateBody(p, this.gridOf("hft", p.symbol, "hft.createOrder", grid));
+    return this.prepareHot(this.catalogue["hft.createOrder"], body);
+  }
+
+  prepareHftCancel(p: HftCancelParams): PreparedRequest {
+    return this.prepareHot(this.catalogue["hft.cancelOrder"], hftCancelBody(p));
+  }
+
+  // ---------- transport and parsing ----------
+
+  /** Sends a prepared request and returns the unwrapped payload (`data` on Spot, `result` on v5). */
+  async send<T>(req: PreparedRequest): Promise<T> {
+    const ep = req.endpoint;
+    const pool = ep.surface === "spot" ? this.spotPool : this.hftPool;
+    let res: Awaited<ReturnType<Pool["request"]>>;
+    try {
+      res = await pool.request({ method: ep.method, path: req.path, headers: req.headers, body: req.body });
+    } catch (err) {
+      throw transportError(err, ep.id);
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      throw transportError(err, ep.id);
+    }
+    return parseResponse(ep, res.statusCode, res.headers["retry-after"], text) as T;
+  }
+
+  /** Any catalogue endpoint: `query` is signed decoded and sent encoded; `body` is a JSON value. */
+  async call<T = unknown>(id: EndpointId, query: Query = [], body?: unknown): Promise<T> {
+    return this.send<T>(this.prepare(id, query, body === undefined ? undefined : JSON.stringify(body)));
+  }
+
+  // ---------- Spot v2 ----------
+
+  async createSpotOrder(p: SpotCreateParams, grid?: OrderGrid): Promise<SpotOrderRecord> {
+    return this.send(this.prepareSpotCreate(p, grid));
+  }
+
+  /** [assumed] response `{data: <order record>}` (not established by the docs). */
+  async cancelSpotOrder(orderId: string): Promise<SpotOrderRecord> {
+    return this.send(this.prepareSpotCancel(orderId));
+  }
+
+  async getSpotOrder(by: { orderId: string } | { clientOrderId: string }): Promise<SpotOrderRecord> {
+    const q: [string, string] =
+      "orderId" in by ? ["order_id", by.orderId] : ["client_order_id", by.clientOrderId];
+    if (typeof q[1] !== "string" || q[1] === "") {
+      throw new InvalidRequestError(`${q[0]}: must be a non-empty string`, "spot.getOrder", q[0]);
+    }
+    return this.call("spot.getOrder", [q]);
+  }
+
+  async listSpotOrders(f: {
+    open: boolean;
+    count?: number;
+    fromTime?: number;
+    toTime?: number;
+    side?: "buy" | "sell";
+    symbols?: string[];
+    exchanges?: string[];
+    type?: string;
+    status?: string;
+  }): Promise<SpotOrderList> {
+    const q: [string, string][] = [["open", f.open ? "true" : "false"]];
+    if (f.count !== undefined) q.push(["count", String(f.count)]);
+    if (f.fromTime !== undefined) q.push(["from_time", String(f.fromTime)]);
+    if (f.toTime !== undefined) q.push(["to_time", String(f.toTime)]);
+    if (f.side !== undefined) q.push(["side", f.side]);
+    if (f.symbols !== undefined) q.push(["symbols", f.symbols.join(",")]);
+    if (f.exchanges !== undefined) q.push(["exchanges", f.exchanges.join(",")]);
+    if (f.type !== undefined) q.push(["type", f.type]);
+    if (f.status !== undefined) q.push(["status", f.status]);
+    return this.call("spot.listOrders", q);
+  }
+
+  async portfolio(): Promise<SpotPortfolioRow[]> {
+    return this.call("spot.portfolio");
+  }
+
+  async tradeInfo(
+    f: { exchange?: string; symbol?: string } = {},
+  ): Promise<Record<string, Record<string, SpotTradeInfo>>> {
+    const q: [string, string][] = [];
+    if (f.exchange !== undefined) q.push(["exchange", f.exchange]);
+    if (f.symbol !== undefined) q.push(["symbol", f.symbol]);
+    return this.call("spot.tradeInfo", q);
+  }
+
+  /** Unauthenticated server time in ms (the clock sync's source). */
+  async spotTime(): Promise<number> {
+    const r = await this.call<{ serverTime?: unknown }>("spot.time");
+    if (typeof r?.serverTime !== "number")
+      throw new ResponseShapeError("time: no numeric serverTime", "spot.time", 200);
+    return r.serverTime;
+  }
+
+  // ---------- HFT v5 ----------
+
+  async createHftOrder(p: HftCreateParams, grid?: OrderGrid): Promise<V5OrderAck> {
+    return this.send(this.prepareHftCreate(p, grid));
+  }
+
+  /** [assumed] POST /v5/order/cancel (path configurable through the catalogue). */
+  async cancelHftOrder(p: HftCancelParams): Promise<V5OrderAck> {
+    return this.send(this.prepareHftCancel(p));
+  }
+
+  async realtime(f: {
+    category: string;
+    symbol?: string;
+    orderId?: string;
+    orderLinkId?: string;
+    cursor?: string;
+  }): Promise<V5List<V5OrderRecord>> {
+    return this.call("hft.realtime", v5Query(f, ["category", "symbol", "orderId", "orderLinkId", "cursor"]));
+  }
+
+  async executions(f: {
+    category: string;
+    symbol?: string;
+    orderId?: string;
+    orderLinkId?: string;
+    cursor?: string;
+    limit?: number;
+  }): Promise<V5List<V5Execution>> {
+    return this.call(
+      "hft.executions",
+      v5Query(f, ["category", "symbol", "orderId", "orderLinkId", "cursor", "limit"]),
+    );
+  }
+
+  async instruments(f: { category: string; symbol?: string }): Promise<V5List<V5Instrument>> {
+    return this.call("hft.instruments", v5Query(f, ["category", "symbol"]));
+  }
+
+  async positions(f: { category: string; symbol?: string }): Promise<V5List<V5Position>> {
+    return this.call("hft.positions", v5Query(f, ["category", "symbol"]));
+  }
+
+  /** Server time in ms from GET /v5/market/time: `result.timeNano`/`timeSecond` [assumed], else envelope `time`. */
+  async hftTime(): Promise<number> {
+    const r = await this.call<{ timeSecond?: string; timeNano?: string; time?: number }>("hft.marketTime");
+    if (r?.timeNano !== undefined) return Math.floor(Number(r.timeNano) / 1e6);
+    if (r?.timeSecond !== undefined) return Number(r.timeSecond) * 1000;
+    if (typeof r?.time === "number") return r.time;
+    throw new ResponseShapeError("market time: no time field", "hft.marketTime", 200);
+  }
+}
+
+function v5Query<T extends object>(f: T, keys: readonly string[]): [string, string][] {
+  const q: [string, string][] = [];
+  const rec = f as Record<string, unknown>;
+  for (const k of keys) {
+    const v = rec[k];
+    if (v !== undefined && v !== "") q.push([k, String(v)]);
+  }
+  return q;
+}
+
+// ---------- response parsing and error mapping ----------
+
+/** Parses a response per surface and maps failures to the typed hierarchy. */
+export function parseResponse(ep: Endpoint, status: number, retryAfter: unknown, text: string): unknown {
+  const json = tryJson(text);
+  if (status >= 200 && status < 300) {
+    if (json === undefined || json === null || typeof json !== "object") {
+      throw new ResponseShapeError(`${ep.id}: ${status} with a non-JSON body`, ep.id, status);
+    }
+    if (ep.bare) return json;
+    const o = json as Record<string, unknown>;
+    if (ep.surface === "hft") {
+      if (typeof o.retCode !== "number") {
+        throw new ResponseShapeError(`${ep.id}: missing retCode in v5 envelope`, ep.id, status);
+      }
+      if (o.retCode !== 0) throw v5Error(ep, status, o.retCode, String(o.retMsg ?? ""), retryAfter);
+      if (ep.id === "hft.marketTime") return { ...(o.result as object), time: o.time };
+      return o.result;
+    }
+    // Spot: `{data}`; a few endpoints (time, ping) answer bare objects.
+    return "data" in o ? o.data : o;
+  }
+  const msg = errorText(json, text);
+  const code =
+    json !== null && typeof json === "object" ? (json as { retCode?: unknown }).retCode : undefined;
+  if (status === 401) throw new AuthError(`${ep.id}: 401 ${msg}`, ep.id, status);
+  if (status === 429)
+    throw new RateLimitedError(`${ep.id}: 429 ${msg}`, ep.id, status, retryAfterMs(retryAfter));
+  if (status >= 500)
+    throw new OutcomeUnknownError(`${ep.id}: ${status} ${msg}; outcome unknown`, ep.id, status, undefined);
+  if (status === 400 && /epoch/i.test(msg))
+    throw new MissingEpochError(`${ep.id}: 400 ${msg}`, ep.id, status);
+  return throwValidation(ep, status, typeof code === "number" ? code : undefined, msg);
+}
+
+function throwValidation(ep: Endpoint, status: number, code: number | undefined, msg: string): never {
+  throw new ValidationError(
+    `${ep.id}: ${status}${code !== undefined ? ` retCode ${code}` : ""} ${msg}`,
+    ep.id,
+    status,
+    code,
+    msg,
+  );
+}
+
+function v5Error(ep: Endpoint, status: number, code: number, msg: string, retryAfter: unknown): RestError {
+  if (code === V5_RET.RATE_LIMIT) {
+    return new RateLimitedError(`${ep.id}: retCode ${code} ${msg}`, ep.id, status, retryAfterMs(retryAfter));
+  }
+  return new ValidationError(`${ep.id}: retCode ${code} ${msg}`, ep.id, status, code, msg);
+}
+
+function tryJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function errorText(json: unknown, text: string): string {
+  if (json !== null && typeof json === "object") {
+    const o = json as { message?: unknown; retMsg?: unknown };
+    if (typeof o.message === "string") return o.message;
+    if (typeof o.retMsg === "string") return o.retMsg;
+  }
+  return text.slice(0, 200);
+}
+
+/** Retry-After as seconds or an HTTP date, in ms; undefined when absent or unparsable. */
+export function retryAfterMs(v: unknown): number | undefined {
+  const s = Array.isArray(v) ? v[0] : v;
+  if (typeof s !== "string" || s === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number(s) * 1000);
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? undefined : Math.max(0, t - Date.now());
+}

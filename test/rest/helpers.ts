@@ -1,0 +1,81 @@
+import { createPublicKey, verify } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { signedMessage } from "../../src/auth/signedMessage.js";
+
+export interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+  /** undefined for unsigned requests */
+  sigOk: boolean | undefined;
+}
+
+export type Handler = (req: Seen, res: ServerResponse) => void;
+
+/** A tiny exchange stand-in on 127.0.0.1:0 that verifies every signed request it receives. */
+export async function startServer(
+  apiKey: string,
+  handler: Handler,
+): Promise<{ url: string; seen: Seen[]; server: Server }> {
+  const pub = createPublicKey({
+    key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), Buffer.from(apiKey, "hex")]),
+    format: "der",
+    type: "spki",
+  });
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (c: string) => {
+      body += c;
+    });
+    req.on("end", () => {
+      const sig = req.headers["x-auth-signature"];
+      const epoch = req.headers["x-auth-epoch"];
+      let sigOk: boolean | undefined;
+      if (typeof sig === "string") {
+        sigOk =
+          typeof epoch === "string" &&
+          req.headers["x-auth-apikey"] === apiKey &&
+          verify(
+            null,
+            Buffer.from(signedMessage(req.method!, req.url!, epoch), "utf8"),
+            pub,
+            Buffer.from(sig, "hex"),
+          );
+      }
+      const s: Seen = { method: req.method!, url: req.url!, headers: req.headers, body, sigOk };
+      seen.push(s);
+      handler(s, res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, seen, server };
+}
+
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function envelope(result: unknown, retCode = 0, retMsg = "OK") {
+  return { retCode, retMsg, result, retExtInfo: {}, time: Date.now() };
+}
+
+export function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((r) => server.close(() => r()));
+}
