@@ -1,0 +1,149 @@
+/**
+ * The boundary between the exchange's JSON records and the store's integer events: decimal strings
+ * (v5) and JSON numbers (Spot) become lots and ticks of the instrument once, here. Bad input raises a
+ * typed NormalizeError and produces no event, so nothing in the store changes.
+ */
+import type { Instrument } from "../domain/types.js";
+import type { SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
+import { type Dec, decToNumber, parseDec, stepsOf, tryParseDec } from "../util/decimal.js";
+import { newEvent, type OrderEvent, resetEvent, type Source } from "./event.js";
+import {
+  Ev,
+  statusFromSpot,
+  statusFromV5,
+  UnknownVenueStatusError,
+  VENUE_EVENT_FOR_STATUS,
+} from "./status.js";
+
+export class NormalizeError extends Error {
+  override readonly name = "NormalizeError";
+}
+
+/** Parsed grid of an instrument (cached per Instrument object). */
+export interface Grid {
+  readonly tick: Dec;
+  readonly step: Dec;
+  readonly tickNum: number;
+  readonly stepNum: number;
+}
+
+const grids = new WeakMap<Instrument, Grid>();
+export function gridOf(inst: Pick<Instrument, "tickSize" | "qtyStep">): Grid {
+  let g = grids.get(inst as Instrument);
+  if (g === undefined) {
+    const tick = parseDec(inst.tickSize);
+    const step = parseDec(inst.qtyStep);
+    g = { tick, step, tickNum: decToNumber(tick), stepNum: decToNumber(step) };
+    grids.set(inst as Instrument, g);
+  }
+  return g;
+}
+
+/** A decimal-string quantity in whole lots; off-grid or malformed is an error. */
+export function lotsOf(text: string, g: Grid): number {
+  const d = tryParseDec(text);
+  if (d === undefined) throw new NormalizeError(`bad quantity ${JSON.stringify(text.slice(0, 40))}`);
+  const n = stepsOf(d, g.step);
+  if (n === undefined) throw new NormalizeError(`quantity ${text} is not a multiple of the step`);
+  return Number(n);
+}
+
+/** A JSON-number quantity in lots (Spot). Tolerates binary noise below a millionth of a step. */
+export function lotsOfNumber(v: number, g: Grid): number {
+  if (!Number.isFinite(v) || v < 0) throw new NormalizeError("bad quantity");
+  const n = Math.round(v / g.stepNum);
+  if (Math.abs(v - n * g.stepNum) > g.stepNum * 1e-6)
+    throw new NormalizeError(`quantity ${v} is not a multiple of the step`);
+  return n;
+}
+
+/** A price in ticks as a float (averages need not sit on the grid); "" or "0" → -1 (absent). */
+export function ticksOf(text: string, g: Grid): number {
+  if (text === "" || text === "0") return -1;
+  const v = Number(text);
+  if (!Number.isFinite(v) || v < 0)
+    throw new NormalizeError(`bad price ${JSON.stringify(text.slice(0, 40))}`);
+  return v / g.tickNum;
+}
+
+function venueKind(status: number): Ev {
+  return VENUE_EVENT_FOR_STATUS[status]! as Ev;
+}
+
+/** One row of `/v5/order/realtime` (or an HFT order stream message) → a venue-status event. */
+export function eventFromV5Order(
+  rec: V5OrderRecord,
+  g: Grid,
+  source: Source,
+  tsNs: number,
+  out: OrderEvent = newEvent(),
+): OrderEvent {
+  let kind: Ev;
+  try {
+    kind = venueKind(statusFromV5(rec.orderStatus));
+  } catch (e) {
+    throw e instanceof UnknownVenueStatusError ? new NormalizeError(e.message) : e;
+  }
+  resetEvent(out, kind);
+  out.source = source;
+  out.clientId = rec.orderLinkId ?? "";
+  out.exchangeId = rec.orderId ?? "";
+  out.tsNs = tsNs;
+  out.venueMs = rec.updatedTime ? Number(rec.updatedTime) : -1;
+  out.cumLots = lotsOf(rec.cumExecQty || "0", g);
+  out.avgPxTicks = ticksOf(rec.avgPrice ?? "", g);
+  const fee = Number(rec.cumExecFee);
+  out.fee = Number.isFinite(fee) && rec.cumExecFee !== "" ? fee : -1;
+  if (kind === Ev.VenueRejected) out.reason = rec.rejectReason ?? "";
+  return out;
+}
+
+/** A Spot order record (REST or FETCH_ORDER_UPDATES) → a venue-status event with the cumulative qty. */
+export function eventFromSpotOrder(
+  rec: SpotOrderRecord,
+  g: Grid,
+  source: Source,
+  tsNs: number,
+  out: OrderEvent = newEvent(),
+): OrderEvent {
+  let kind: Ev;
+  try {
+    kind = venueKind(statusFromSpot(rec.status));
+  } catch (e) {
+    throw e instanceof UnknownVenueStatusError ? new NormalizeError(e.message) : e;
+  }
+  resetEvent(out, kind);
+  out.source = source;
+  out.clientId = rec.client_order_id ?? "";
+  out.exchangeId = rec.order_id ?? "";
+  out.tsNs = tsNs;
+  out.venueMs = typeof rec.updated_time === "number" ? rec.updated_time : -1;
+  out.cumLots = lotsOfNumber(rec.executed_qty ?? 0, g);
+  out.avgPxTicks = rec.average_price > 0 ? rec.average_price / g.tickNum : -1;
+  if (kind === Ev.VenueRejected) out.reason = "DISCARDED";
+  return out;
+}
+
+/** One HFT execution (`/v5/execution/list` row or `.trade` message) → a Fill event. */
+export function eventFromV5Execution(
+  x: V5Execution,
+  g: Grid,
+  source: Source,
+  tsNs: number,
+  out: OrderEvent = newEvent(),
+): OrderEvent {
+  if (typeof x.execId !== "string" || x.execId === "") throw new NormalizeError("execution without execId");
+  resetEvent(out, Ev.Fill);
+  out.source = source;
+  out.clientId = x.orderLinkId ?? "";
+  out.exchangeId = x.orderId ?? "";
+  out.tsNs = tsNs;
+  out.venueMs = x.execTime ? Number(x.execTime) : -1;
+  out.execId = x.execId;
+  out.lots = lotsOf(x.execQty, g);
+  if (out.lots <= 0) throw new NormalizeError("execution with zero quantity");
+  out.pxTicks = ticksOf(x.execPrice, g);
+  const fee = Number(x.execFee);
+  out.fee = Number.isFinite(fee) ? fee : -1;
+  return out;
+}

@@ -1,0 +1,161 @@
+/**
+ * The order record shared by both surfaces. Quantities are integer lots (multiples of the instrument's
+ * `qtyStep`) and prices integer ticks (multiples of `tickSize`), held in JS numbers: the binary protocol
+ * carries exactly these integers, sums and comparisons are exact (safe integers) and allocation-free,
+ * and the decimal strings of the wire are converted once at the boundary (normalize.ts). The average
+ * price is a float in ticks (a weighted mean need not be on the grid).
+ */
+import { randomBytes } from "node:crypto";
+import type { OrderType, PositionIdx, Side, Surface, TimeInForce } from "../domain/types.js";
+import { Status } from "./status.js";
+
+const T0 = process.hrtime.bigint();
+/** Monotonic nanoseconds since this module loaded (a double: exact for 104 days). */
+export function monoNs(): number {
+  return Number(process.hrtime.bigint() - T0);
+}
+
+export interface Order {
+  /** Gateway-minted client id; sent as `orderLinkId` (HFT) / `client_order_id` (Spot). */
+  readonly clientId: string;
+  /** Exchange order id; "" until known. */
+  exchangeId: string;
+  readonly sessionId: number;
+  /** The session's own order number (strictly increasing per session on the binary protocol). */
+  readonly clientOrderNo: number;
+  readonly instrumentId: number;
+  readonly symbol: string;
+  readonly surface: Surface;
+  readonly side: Side;
+  readonly type: OrderType;
+  readonly tif: TimeInForce;
+  readonly positionIdx: PositionIdx;
+  /** Limit price in ticks (0 for market orders). */
+  readonly priceTicks: number;
+  /** Ordered quantity in lots. */
+  readonly qtyLots: number;
+  status: Status;
+  /** Cumulative filled lots: never decreases. */
+  filledLots: number;
+  /** qtyLots - filledLots, never below 0. */
+  leavesLots: number;
+  /** Lots reported by real executions (with ids); the record's cumulative qty may run ahead of it. */
+  execLots: number;
+  /** Volume-weighted average fill price in ticks (float); 0 before the first fill. */
+  avgPxTicks: number;
+  /** Fees in quote currency (informational; the venue's cumulative figure when it sends one). */
+  fees: number;
+  /** Set when filledLots exceeded qtyLots (reported once, counted). */
+  overfilled: boolean;
+  /** A cancel asked for while the create was unanswered; sent once the exchange id is known. */
+  cancelHeld: boolean;
+  /** Reason text of a reject, when any. */
+  rejectReason: string;
+  // Monotonic ns timestamps (0 = not yet).
+  receivedNs: number;
+  sentNs: number;
+  ackedNs: number;
+  firstFillNs: number;
+  doneNs: number;
+  cancelSentNs: number;
+  /** Last time any event touched this order. */
+  updatedNs: number;
+  /** Status history as flat pairs [status, tsNs, status, tsNs, ...], bounded. */
+  history: number[];
+  /** Recent execution ids (bounded ring) for de-duplication. */
+  execIds: Set<string>;
+  execRing: string[];
+  execRingPos: number;
+  /** Times the create was (re)sent; times a resolution query was made. */
+  sends: number;
+  resolveAttempts: number;
+  /** Venue `updatedTime` (ms) of the newest record applied, for latest-wins on snapshots. */
+  venueUpdatedMs: number;
+}
+
+/** What the engine passes to `OrderStore.create` (already validated by risk / the codec). */
+export interface NewOrderRequest {
+  sessionId: number;
+  clientOrderNo: number;
+  instrumentId: number;
+  symbol: string;
+  surface: Surface;
+  side: Side;
+  type: OrderType;
+  tif: TimeInForce;
+  positionIdx?: PositionIdx;
+  priceTicks: number;
+  qtyLots: number;
+}
+
+export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): Order {
+  return {
+    clientId,
+    exchangeId: "",
+    sessionId: r.sessionId,
+    clientOrderNo: r.clientOrderNo,
+    instrumentId: r.instrumentId,
+    symbol: r.symbol,
+    surface: r.surface,
+    side: r.side,
+    type: r.type,
+    tif: r.tif,
+    positionIdx: r.positionIdx ?? 0,
+    priceTicks: r.priceTicks,
+    qtyLots: r.qtyLots,
+    status: Status.PendingNew,
+    filledLots: 0,
+    leavesLots: r.qtyLots,
+    execLots: 0,
+    avgPxTicks: 0,
+    fees: 0,
+    overfilled: false,
+    cancelHeld: false,
+    rejectReason: "",
+    receivedNs: nowNs,
+    sentNs: 0,
+    ackedNs: 0,
+    firstFillNs: 0,
+    doneNs: 0,
+    cancelSentNs: 0,
+    updatedNs: nowNs,
+    history: [Status.PendingNew, nowNs],
+    execIds: new Set(),
+    execRing: [],
+    execRingPos: 0,
+    sends: 0,
+    resolveAttempts: 0,
+    venueUpdatedMs: 0,
+  };
+}
+
+/**
+ * Mints client ids: `<run prefix><base36 sequence>`. The prefix is the start time in base36 plus random
+ * characters, so ids are unique across restarts without persisted state; the journal may pass the
+ * prefix and the last sequence back in to continue a run. At most 36 characters (exchange limit).
+ */
+export class ClientIdMinter {
+  readonly prefix: string;
+  private seq: number;
+
+  constructor(prefix?: string, startSeq = 0) {
+    this.prefix = prefix ?? ClientIdMinter.runPrefix();
+    if (!/^[0-9A-Za-z_-]{1,24}$/.test(this.prefix)) {
+      throw new RangeError("client id prefix must be 1-24 characters of [0-9A-Za-z_-]");
+    }
+    this.seq = startSeq;
+  }
+
+  static runPrefix(): string {
+    return `h${Date.now().toString(36)}${randomBytes(3).toString("hex")}-`;
+  }
+
+  next(): string {
+    this.seq += 1;
+    return this.prefix + this.seq.toString(36);
+  }
+
+  get sequence(): number {
+    return this.seq;
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * The order transition table, as data. Each row is a status; each cell names the next status, a
+ * computed target, or a drop reason. A row's `otherwise` is the drop reason for every event the row
+ * does not list, so every (status, event) pair has exactly one outcome; `compile()` expands the rows
+ * into a flat Int16Array for the hot path.
+ *
+ * Targets:
+ * - a status name: go there;
+ * - "=": stay (the event's effects still apply, e.g. timestamps or a late fill's quantity);
+ * - "working": New when nothing is filled yet, otherwise PartiallyFilled;
+ * - "fill": Filled when no quantity is left, PartiallyFilled from New/PendingNew/Unknown, otherwise stay
+ *   (a partial fill during PendingCancel / CancellationRaised / ExpirationRaised / Cancelled / Expired
+ *   keeps that status).
+ * - "drop:<reason>": nothing changes; the reason is counted.
+ */
+import { EVENT_COUNT, EVENT_NAMES, type Ev, STATUS_COUNT, STATUS_NAMES, Status } from "./status.js";
+
+export const DROP_REASONS = [
+  "already_acked",
+  "reject_after_accept",
+  "no_cancel_in_flight",
+  "cancel_already_pending",
+  "expiration_raised",
+  "same_status",
+  "stale_status",
+  "cancel_in_flight",
+  "cancel_raised_first",
+  "expiration_raised_first",
+  "not_found_in_flight",
+  "not_found_live",
+  "terminal",
+  "fill_on_rejected",
+  "not_acked",
+  // Counted outside the table (the store's own checks):
+  "duplicate_exec",
+  "fill_covered_by_cum",
+  "unknown_order",
+  "orphan_evicted",
+  "bad_event",
+] as const;
+export type DropReason = (typeof DROP_REASONS)[number];
+export const DROP_REASON_INDEX: Readonly<Record<DropReason, number>> = Object.fromEntries(
+  DROP_REASONS.map((r, i) => [r, i]),
+) as Record<DropReason, number>;
+
+type StatusName = keyof typeof Status;
+type EventName =
+  | "Submitted"
+  | "CreateAcked"
+  | "CreateRejected"
+  | "CreateOutcomeUnknown"
+  | "CancelRequested"
+  | "CancelAcked"
+  | "CancelRejected"
+  | "CancelOutcomeUnknown"
+  | "VenueNew"
+  | "VenuePartiallyFilled"
+  | "VenueCancellationRaised"
+  | "ExpiryRaised"
+  | "VenueFilled"
+  | "VenueCancelled"
+  | "VenueExpired"
+  | "VenueRejected"
+  | "Fill"
+  | "NotFound";
+export type Cell = StatusName | "=" | "working" | "fill" | `drop:${DropReason}`;
+interface Row {
+  readonly cells: Partial<Record<EventName, Cell>>;
+  readonly otherwise: `drop:${DropReason}`;
+}
+
+/** What the venue can say about an order it has accepted; shared by every non-terminal acked row. */
+const VENUE_FINALS = {
+  VenueFilled: "Filled",
+  VenueCancelled: "Cancelled",
+  VenueExpired: "Expired",
+  VenueRejected: "Rejected",
+  Fill: "fill",
+} as const satisfies Partial<Record<EventName, Cell>>;
+
+/** Before the create is answered: any venue evidence about the order wins over our in-flight state. */
+const IN_FLIGHT: Partial<Record<EventName, Cell>> = {
+  CreateAcked: "working",
+  CreateRejected: "Rejected",
+  CancelRequested: "=",
+  VenueNew: "working",
+  VenuePartiallyFilled: "PartiallyFilled",
+  VenueCancellationRaised: "CancellationRaised",
+  ExpiryRaised: "ExpirationRaised",
+  ...VENUE_FINALS,
+  CancelAcked: "drop:not_acked",
+  CancelRejected: "drop:not_acked",
+  CancelOutcomeUnknown: "drop:not_acked",
+};
+
+export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
+  PendingNew: {
+    cells: {
+      ...IN_FLIGHT,
+      Submitted: "=",
+      CreateOutcomeUnknown: "Unknown",
+      NotFound: "drop:not_found_in_flight",
+    },
+    otherwise: "drop:not_acked",
+  },
+  Unknown: {
+    cells: {
+      ...IN_FLIGHT,
+      // A same-id resend while resolving.
+      Submitted: "=",
+      CreateOutcomeUnknown: "=",
+      // Stays Unknown: the resolver decides (resend with the same id, or give up after bounded tries).
+      NotFound: "=",
+    },
+    otherwise: "drop:not_acked",
+  },
+  New: {
+    cells: {
+      Submitted: "drop:already_acked",
+      CreateAcked: "drop:already_acked",
+      CreateOutcomeUnknown: "drop:already_acked",
+      CreateRejected: "drop:reject_after_accept",
+      CancelRequested: "PendingCancel",
+      VenueNew: "drop:same_status",
+      VenuePartiallyFilled: "PartiallyFilled",
+      VenueCancellationRaised: "CancellationRaised",
+      ExpiryRaised: "ExpirationRaised",
+      ...VENUE_FINALS,
+      NotFound: "drop:not_found_live",
+    },
+    otherwise: "drop:no_cancel_in_flight",
+  },
+  PartiallyFilled: {
+    cells: {
+      Submitted: "drop:already_acked",
+      CreateAcked: "drop:already_acked",
+      CreateOutcomeUnknown: "drop:already_acked",
+      CreateRejected: "drop:reject_after_accept",
+      CancelRequested: "PendingCancel",
+      VenueNew: "drop:stale_status",
+      VenuePartiallyFilled: "drop:same_status",
+      VenueCancellationRaised: "CancellationRaised",
+      ExpiryRaised: "ExpirationRaised",
+      ...VENUE_FINALS,
+      NotFound: "drop:not_found_live",
+    },
+    otherwise: "drop:no_cancel_in_flight",
+  },
+  PendingCancel: {
+    cells: {
+      Submitted: "drop:already_acked",
+      CreateAcked: "drop:already_acked",
+      CreateOutcomeUnknown: "drop:already_acked",
+      CreateRejected: "drop:reject_after_accept",
+      CancelRequested: "drop:cancel_already_pending",
+      CancelAcked: "CancellationRaised",
+      // Refused (already filled / expiring): back to working; the venue's status follows.
+      CancelRejected: "working",
+      // Stays in flight; the reconciler resolves it (and re-sends the cancel if the order is still live).
+      CancelOutcomeUnknown: "=",
+      VenueNew: "drop:cancel_in_flight",
+      VenuePartiallyFilled: "drop:cancel_in_flight",
+      VenueCancellationRaised: "CancellationRaised",
+      ExpiryRaised: "ExpirationRaised",
+      ...VENUE_FINALS,
+      NotFound: "drop:not_found_live",
+    },
+    otherwise: "drop:cancel_in_flight",
+  },
+  CancellationRaised: {
+    cells: {
+      Submitted: "drop:already_acked",
+      CreateAcked: "drop:already_acked",
+      CreateOutcomeUnknown: "drop:already_acked",
+      CreateRejected: "drop:reject_after_accept",
+      CancelRequested: "drop:cancel_already_pending",
+      CancelAcked: "drop:same_status",
+      CancelRejected: "drop:cancel_raised_first",
+      CancelOutcomeUnknown: "drop:cancel_already_pending",
+      VenueNew: "drop:stale_status",
+      VenuePartiallyFilled: "drop:stale_status",
+      VenueCancellationRaised: "drop:same_status",
+      ExpiryRaised: "drop:cancel_raised_first",
+      ...VENUE_FINALS,
+      NotFound: "drop:not_found_live",
+    },
+    otherwise: "drop:cancel_already_pending",
+  },
+  ExpirationRaised: {
+    cells: {
+      Submitted: "drop:already_acked",
+      CreateAcked: "drop:already_acked",
+      CreateOutcomeUnknown: "drop:already_acked",
+      CreateRejected: "drop:reject_after_accept",
+      CancelRequested: "drop:expiration_raised",
+      CancelAcked: "drop:expiration_raised",
+      CancelRejected: "drop:expiration_raised",
+      CancelOutcomeUnknown: "drop:expiration_raised",
+      VenueNew: "drop:stale_status",
+      VenuePartiallyFilled: "drop:stale_status",
+      VenueCancellationRaised: "drop:expiration_raised_first",
+      ExpiryRaised: "drop:same_status",
+      ...VENUE_FINALS,
+      NotFound: "drop:not_found_live",
+    },
+    otherwise: "drop:expiration_raised",
+  },
+  Filled: {
+    // Absorbing. A distinct new execution is still counted so an overfill is detected and reported.
+    cells: { Fill: "=", VenueFilled: "drop:same_status" },
+    otherwise: "drop:terminal",
+  },
+  Cancelled: {
+    // Documented edge: a fill executed before the cancel took effect can arrive after it; it is applied.
+    // If it completes the order, the venue's truth is Filled (the cancel lost the race).
+    cells: { Fill: "fill", VenueFilled: "Filled", VenueCancelled: "drop:same_status" },
+    otherwise: "drop:terminal",
+  },
+  Expired: {
+    cells: { Fill: "fill", VenueFilled: "Filled", VenueExpired: "drop:same_status" },
+    otherwise: "drop:terminal",
+  },
+  Rejected: {
+    cells: { Fill: "drop:fill_on_rejected", VenueRejected: "drop:same_status" },
+    otherwise: "drop:terminal",
+  },
+};
+
+/** Compiled cell codes: >= 0 a status; STAY / WORKING / FILL computed; <= DROP_BASE a drop reason. */
+export const STAY = -1;
+export const WORKING = -2;
+export const FILL = -3;
+export const DROP_BASE = -100;
+
+function compileCell(c: Cell): number {
+  if (c === "=") return STAY;
+  if (c === "working") return WORKING;
+  if (c === "fill") return FILL;
+  if (c.startsWith("drop:")) {
+    const idx = DROP_REASON_INDEX[c.slice(5) as DropReason];
+    if (idx === undefined) throw new Error(`transition table: unknown drop reason in ${c}`);
+    return DROP_BASE - idx;
+  }
+  const s = Status[c as StatusName];
+  if (s === undefined) throw new Error(`transition table: unknown target ${c}`);
+  return s;
+}
+
+/** Expands TRANSITIONS into one code per (status, event). Throws on a malformed table (at import). */
+export function compile(rows: Readonly<Record<StatusName, Row>> = TRANSITIONS): Int16Array {
+  const out = new Int16Array(STATUS_COUNT * EVENT_COUNT);
+  for (let s = 0; s < STATUS_COUNT; s++) {
+    const row = rows[STATUS_NAMES[s] as StatusName];
+    if (row === undefined) throw new Error(`transition table: no row for ${STATUS_NAMES[s]}`);
+    for (let e = 0; e < EVENT_COUNT; e++) {
+      const cell = row.cells[EVENT_NAMES[e] as EventName] ?? row.otherwise;
+      out[s * EVENT_COUNT + e] = compileCell(cell);
+    }
+  }
+  return out;
+}
+
+export const TABLE: Int16Array = compile();
+
+/** The raw cell for (status, event), for tests and the docs renderer. */
+export function cellOf(s: Status, e: Ev): Cell {
+  const row = TRANSITIONS[STATUS_NAMES[s] as StatusName];
+  return row.cells[EVENT_NAMES[e] as EventName] ?? row.otherwise;
+}
+
+export function dropReasonOf(code: number): DropReason | undefined {
+  return code <= DROP_BASE ? DROP_REASONS[DROP_BASE - code] : undefined;
+}
+
+/** Markdown rendering of the whole table (docs/orders.md is generated from this). */
+export function renderTransitionTable(): string {
+  const short = (c: Cell) => (c.startsWith("drop:") ? `·${c.slice(5)}` : c);
+  const lines: string[] = [];
+  for (let s = 0; s < STATUS_COUNT; s++) {
+    lines.push(`#### ${STATUS_NAMES[s]}`, "", "| event | outcome |", "|---|---|");
+    for (let e = 0; e < EVENT_COUNT; e++) {
+      lines.push(`| ${EVENT_NAMES[e]} | ${short(cellOf(s as Status, e as Ev))} |`);
+    }
+    lines.push("");
+  }
+  return lines.join("\n");
+}
