@@ -1,0 +1,231 @@
+import { describe, expect, it } from "vitest";
+import { Ev, OrderStore, OrderStoreError, Source, Status } from "../../src/orders/index.js";
+import { ev, req, storeWithRecorder } from "./helpers.js";
+
+describe("OrderStore: creation and indexes", () => {
+  it("mints a client id synchronously and indexes by client id, session order number and exchange id", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1), 10);
+    expect(o.status).toBe(Status.PendingNew);
+    expect(o.clientId.length).toBeLessThanOrEqual(36);
+    expect(store.byClientId(o.clientId)).toBe(o);
+    expect(store.bySessionOrder(1, 1)).toBe(o);
+    store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X1", tsNs: 20 }, Source.Rest));
+    expect(store.byExchangeId("X1")).toBe(o);
+    expect(o).toMatchObject({ status: Status.New, ackedNs: 20, exchangeId: "X1" });
+  });
+
+  it("bad input throws a typed error and changes nothing", () => {
+    const { store } = storeWithRecorder();
+    store.create(req(1));
+    expect(() => store.create(req(1))).toThrow(OrderStoreError);
+    expect(() => store.create(req(2, 0))).toThrow(OrderStoreError);
+    expect(() => store.create({ ...req(3), priceTicks: 0 })).toThrow(OrderStoreError);
+    expect(() => store.create({ ...req(4), qtyLots: 1.5 })).toThrow(OrderStoreError);
+    expect(store.size).toBe(1);
+  });
+});
+
+describe("OrderStore: lifecycle", () => {
+  it("partial then full fill from executions, de-duplicated", () => {
+    const { store, rec } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.apply(ev(Ev.Submitted, { clientId: o.clientId, tsNs: 5 }, Source.Rest));
+    store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X", tsNs: 6 }, Source.Rest));
+    const f1 = ev(Ev.Fill, { exchangeId: "X", execId: "e1", lots: 4, pxTicks: 1000, tsNs: 7 }, Source.Stream);
+    let r = store.apply(f1);
+    expect(r).toMatchObject({ status: Status.PartiallyFilled, filledLots: 4, changed: true });
+    r = store.apply(f1);
+    expect(r).toMatchObject({ drop: "duplicate_exec", filledLots: 0, changed: false });
+    store.apply(ev(Ev.Fill, { exchangeId: "X", execId: "e2", lots: 6, pxTicks: 1010, tsNs: 8 }, Source.Stream));
+    expect(o).toMatchObject({ status: Status.Filled, filledLots: 10, leavesLots: 0, firstFillNs: 7, doneNs: 8 });
+    expect(o.avgPxTicks).toBeCloseTo(1006, 9);
+    expect(rec.fills.map((f) => f.lots)).toEqual([4, 6]);
+    expect(store.dropCount("duplicate_exec")).toBe(1);
+    expect(store.liveOrders(1)).toHaveLength(0);
+    expect(o.history.filter((_, i) => i % 2 === 0)).toEqual([
+      Status.PendingNew,
+      Status.New,
+      Status.PartiallyFilled,
+      Status.Filled,
+    ]);
+  });
+
+  it("Spot: fills synthesized from cumulative executed_qty; executions arriving too are not double counted", () => {
+    const { store, rec } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "S" }, Source.Rest));
+    store.apply(ev(Ev.VenuePartiallyFilled, { exchangeId: "S", cumLots: 3, avgPxTicks: 1000 }, Source.Stream));
+    store.apply(ev(Ev.VenuePartiallyFilled, { exchangeId: "S", cumLots: 3, avgPxTicks: 1000 }, Source.Stream));
+    expect(rec.fills).toHaveLength(1);
+    expect(rec.fills[0]).toMatchObject({ execId: "S:3", lots: 3, synthetic: true });
+    // The same 3 lots reported again as an execution: covered, not a new fill.
+    const r = store.apply(ev(Ev.Fill, { exchangeId: "S", execId: "x1", lots: 3, pxTicks: 1000 }, Source.Stream));
+    expect(r.drop).toBe("fill_covered_by_cum");
+    expect(o.filledLots).toBe(3);
+    store.apply(ev(Ev.Fill, { exchangeId: "S", execId: "x2", lots: 2, pxTicks: 1000 }, Source.Stream));
+    expect(o.filledLots).toBe(5);
+    // A stale lower cumulative never lowers it.
+    store.apply(ev(Ev.VenuePartiallyFilled, { exchangeId: "S", cumLots: 4 }, Source.Poll));
+    expect(o.filledLots).toBe(5);
+    expect(rec.fills.map((f) => f.lots)).toEqual([3, 2]);
+  });
+
+  it("a late partial after Filled never regresses", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.apply(ev(Ev.VenueFilled, { clientId: o.clientId, exchangeId: "X", cumLots: 10 }, Source.Stream));
+    const r = store.apply(ev(Ev.VenuePartiallyFilled, { exchangeId: "X", cumLots: 4 }, Source.Stream));
+    expect(r.drop).toBe("terminal");
+    expect(o).toMatchObject({ status: Status.Filled, filledLots: 10 });
+  });
+
+  it("a fill after the cancel is applied; completing it makes the order Filled", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X" }, Source.Rest));
+    store.apply(ev(Ev.VenueCancelled, { exchangeId: "X", cumLots: 0 }, Source.Stream));
+    store.apply(ev(Ev.Fill, { exchangeId: "X", execId: "a", lots: 3, pxTicks: 1000 }, Source.Stream));
+    expect(o).toMatchObject({ status: Status.Cancelled, filledLots: 3 });
+    store.apply(ev(Ev.Fill, { exchangeId: "X", execId: "b", lots: 7, pxTicks: 1000 }, Source.Stream));
+    expect(o).toMatchObject({ status: Status.Filled, filledLots: 10 });
+  });
+
+  it("overfill is detected, counted and reported once", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1, 5));
+    store.apply(ev(Ev.Fill, { clientId: o.clientId, exchangeId: "X", execId: "a", lots: 5, pxTicks: 1 }));
+    const r = store.apply(ev(Ev.Fill, { exchangeId: "X", execId: "b", lots: 2, pxTicks: 1 }));
+    expect(r.overfill).toBe(true);
+    expect(o).toMatchObject({ status: Status.Filled, filledLots: 7, leavesLots: 0, overfilled: true });
+    expect(store.stats.overfills).toBe(1);
+  });
+
+  it("a create reject after the venue accepted (duplicate-id resend) does not regress", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.apply(ev(Ev.CreateOutcomeUnknown, { clientId: o.clientId }, Source.Rest));
+    expect(o.status).toBe(Status.Unknown);
+    store.apply(ev(Ev.VenueNew, { clientId: o.clientId, exchangeId: "X", cumLots: 0 }, Source.Query));
+    expect(o.status).toBe(Status.New);
+    expect(store.apply(ev(Ev.CreateRejected, { clientId: o.clientId }, Source.Rest)).drop).toBe("reject_after_accept");
+    expect(o.status).toBe(Status.New);
+  });
+});
+
+describe("OrderStore: cancels", () => {
+  it("cancel → PendingCancel → CancellationRaised → Cancelled; repeated cancels send nothing", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X" }, Source.Rest));
+    expect(store.requestCancel(o.clientId, 50).kind).toBe("send");
+    expect(o).toMatchObject({ status: Status.PendingCancel, cancelSentNs: 50 });
+    expect(store.requestCancel(o.clientId)).toMatchObject({ code: "CANCEL_ALREADY_PENDING" });
+    store.apply(ev(Ev.CancelAcked, { clientId: o.clientId }, Source.Rest));
+    expect(o.status).toBe(Status.CancellationRaised);
+    expect(store.requestCancel(o.clientId)).toMatchObject({ code: "CANCEL_ALREADY_PENDING" });
+    store.apply(ev(Ev.VenueCancelled, { exchangeId: "X", cumLots: 2 }, Source.Stream));
+    expect(o).toMatchObject({ status: Status.Cancelled, filledLots: 2 });
+    expect(store.requestCancel(o.clientId)).toMatchObject({ code: "ALREADY_TERMINAL", message: "already cancelled" });
+    expect(store.requestCancel("nope")).toMatchObject({ code: "UNKNOWN_ORDER" });
+  });
+
+  it("cancel refused during EXPIRATION_RAISED", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.apply(ev(Ev.ExpiryRaised, { clientId: o.clientId, exchangeId: "X", cumLots: 0 }, Source.Stream));
+    expect(store.requestCancel(o.clientId)).toMatchObject({ kind: "reject", code: "EXPIRATION_RAISED" });
+    expect(o.status).toBe(Status.ExpirationRaised);
+  });
+
+  it("a cancel while PendingNew is held and released on the ack", () => {
+    const { store, rec } = storeWithRecorder();
+    const o = store.create(req(1));
+    expect(store.requestCancel(o.clientId).kind).toBe("hold");
+    expect(store.requestCancel(o.clientId)).toMatchObject({ code: "CANCEL_ALREADY_PENDING" });
+    const r = store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X", tsNs: 9 }, Source.Rest));
+    expect(r.sendCancel).toBe(true);
+    expect(rec.released).toEqual([o.clientId]);
+    expect(o).toMatchObject({ status: Status.PendingCancel, cancelHeld: false, cancelSentNs: 9 });
+  });
+
+  it("a held cancel resolves with the reject when the create is rejected", () => {
+    const { store, rec } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.requestCancel(o.clientId);
+    const r = store.apply(ev(Ev.CreateRejected, { clientId: o.clientId, reason: "insufficient balance" }, Source.Rest));
+    expect(r.sendCancel).toBe(false);
+    expect(o).toMatchObject({ status: Status.Rejected, cancelHeld: false, rejectReason: "insufficient balance" });
+    expect(rec.released).toEqual([]);
+  });
+
+  it("cancel rejected (lost the race): back to working, then the fill arrives", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.apply(ev(Ev.VenuePartiallyFilled, { clientId: o.clientId, exchangeId: "X", cumLots: 4 }, Source.Stream));
+    store.requestCancel(o.clientId);
+    store.apply(ev(Ev.CancelRejected, { clientId: o.clientId }, Source.Rest));
+    expect(o.status).toBe(Status.PartiallyFilled);
+    store.apply(ev(Ev.VenueFilled, { exchangeId: "X", cumLots: 10 }, Source.Stream));
+    expect(o.status).toBe(Status.Filled);
+  });
+});
+
+describe("OrderStore: unknown and early events", () => {
+  it("events keyed only by an unknown exchange id are buffered and applied on the ack", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1));
+    const r = store.apply(ev(Ev.Fill, { exchangeId: "X", execId: "a", lots: 3, pxTicks: 1000 }, Source.Stream));
+    expect(r).toMatchObject({ buffered: true, drop: "unknown_order", order: undefined });
+    expect(store.orphanCount).toBe(1);
+    const a = store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X" }, Source.Rest));
+    expect(a).toMatchObject({ order: o, status: Status.PartiallyFilled, filledLots: 3 });
+    expect(o).toMatchObject({ status: Status.PartiallyFilled, filledLots: 3 });
+    expect(store.orphanCount).toBe(0);
+  });
+
+  it("events for a client id the store never heard of are counted and kept for the reconciler", () => {
+    const { store } = storeWithRecorder();
+    store.apply(ev(Ev.VenueNew, { clientId: "other-1", exchangeId: "Z" }, Source.Stream));
+    expect(store.stats.unknownOrder).toBe(1);
+    expect(store.takeOrphans()).toHaveLength(1);
+    expect(store.orphanCount).toBe(0);
+  });
+
+  it("orphans are bounded", () => {
+    const store = new OrderStore({ maxOrphans: 3 });
+    for (let i = 0; i < 5; i++) store.apply(ev(Ev.VenueNew, { exchangeId: `Z${i}` }, Source.Stream));
+    expect(store.orphanCount).toBe(3);
+    expect(store.dropCount("orphan_evicted")).toBe(2);
+  });
+
+  it("lists orders needing resolution and live orders per session/instrument", () => {
+    const { store } = storeWithRecorder();
+    const a = store.create(req(1), 0);
+    const b = store.create(req(2), 0);
+    const c = store.create(req(3, 10, 2), 0);
+    store.apply(ev(Ev.Submitted, { clientId: a.clientId, tsNs: 0 }, Source.Rest));
+    store.apply(ev(Ev.CreateOutcomeUnknown, { clientId: b.clientId, tsNs: 0 }, Source.Rest));
+    store.apply(ev(Ev.CreateAcked, { clientId: c.clientId, exchangeId: "C", tsNs: 0 }, Source.Rest));
+    store.requestCancel(c.clientId, 0);
+    expect(store.needingResolution(50).map((o) => o.clientId)).toEqual([b.clientId]);
+    expect(
+      store
+        .needingResolution(500)
+        .map((o) => o.clientId)
+        .sort(),
+    ).toEqual([a.clientId, b.clientId, c.clientId].sort());
+    expect(store.liveOrders(1)).toHaveLength(2);
+    expect(store.liveOrders(2, 7)).toHaveLength(1);
+    expect(store.liveOrders(2, 8)).toHaveLength(0);
+  });
+
+  it("prunes terminal orders", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.apply(ev(Ev.CreateRejected, { clientId: o.clientId, tsNs: 10 }, Source.Rest));
+    expect(store.pruneTerminal(5)).toBe(0);
+    expect(store.pruneTerminal(11)).toBe(1);
+    expect(store.byClientId(o.clientId)).toBeUndefined();
+  });
+});
