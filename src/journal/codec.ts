@@ -1,0 +1,131 @@
+/**
+ * The two on-disk encodings. NDJSON: one JSON object per line. Binary: per record
+ * `[u32 len][u32 crc32][u8 kind][f64 seq][f64 ts][u16 presence][fields...]` little-endian, where
+ * `len` and `crc32` cover everything after the crc, strings are `u32 byteLength + UTF-8` and numbers
+ * are f64. Both carry only the fields in SCHEMA.
+ */
+import { crc32 } from "node:zlib";
+import {
+  CODE_KIND,
+  JournalError,
+  type JournalRecord,
+  KIND_CODE,
+  type RecordKind,
+  SCHEMA,
+} from "./records.js";
+
+export type JournalFormat = "ndjson" | "binary";
+
+export const BINARY_MAGIC = Buffer.from("HGJ\u0001", "latin1");
+export const NDJSON_HEADER_KIND = "hdr";
+
+/** Copies whitelisted fields into a plain object (NDJSON path). */
+export function pick(kind: RecordKind, seq: number, ts: number, src: object): Record<string, unknown> {
+  const out: Record<string, unknown> = { k: kind, seq, ts };
+  const s = src as Record<string, unknown>;
+  for (const [name, t] of SCHEMA[kind]) {
+    let v = s[name];
+    if (v === undefined || v === null) continue;
+    if (kind === "cmd" && name === "session" && typeof v === "number") v = String(v);
+    if (typeof v !== (t === "s" ? "string" : "number")) {
+      throw new JournalError(`journal ${kind}.${name}: expected ${t === "s" ? "string" : "number"}`);
+    }
+    out[name] = v;
+  }
+  return out;
+}
+
+export function encodeNdjson(kind: RecordKind, seq: number, ts: number, src: object): string {
+  return `${JSON.stringify(pick(kind, seq, ts, src))}\n`;
+}
+
+const HEAD = 4 + 4 + 1 + 8 + 8 + 2;
+
+/** Upper bound of the encoded size, so the writer can reserve room before encoding. */
+export function binaryBound(kind: RecordKind, src: object): number {
+  let n = HEAD;
+  const s = src as Record<string, unknown>;
+  for (const [name, t] of SCHEMA[kind]) {
+    const v = s[name];
+    if (v === undefined || v === null) continue;
+    n += t === "n" ? 8 : 4 + 3 * String(v).length;
+  }
+  return n;
+}
+
+/** Encodes into `buf` at `off` (room checked by the caller via binaryBound); returns the new offset. */
+export function encodeBinary(
+  buf: Buffer,
+  off: number,
+  kind: RecordKind,
+  seq: number,
+  ts: number,
+  src: object,
+): number {
+  const s = src as Record<string, unknown>;
+  const start = off;
+  buf[off + 8] = KIND_CODE[kind];
+  buf.writeDoubleLE(seq, off + 9);
+  buf.writeDoubleLE(ts, off + 17);
+  let p = off + HEAD;
+  let mask = 0;
+  const fields = SCHEMA[kind];
+  for (let i = 0; i < fields.length; i++) {
+    const [name, t] = fields[i]!;
+    let v = s[name];
+    if (v === undefined || v === null) continue;
+    if (kind === "cmd" && name === "session" && typeof v === "number") v = String(v);
+    if (t === "n") {
+      if (typeof v !== "number") throw new JournalError(`journal ${kind}.${name}: expected number`);
+      buf.writeDoubleLE(v, p);
+      p += 8;
+    } else {
+      if (typeof v !== "string") throw new JournalError(`journal ${kind}.${name}: expected string`);
+      const n = buf.write(v, p + 4, "utf8");
+      buf.writeUInt32LE(n, p);
+      p += 4 + n;
+    }
+    mask |= 1 << i;
+  }
+  buf.writeUInt16LE(mask, start + HEAD - 2);
+  buf.writeUInt32LE(p - start - 8, start);
+  buf.writeUInt32LE(crc32(buf.subarray(start + 8, p)), start + 4);
+  return p;
+}
+
+export type DecodeOutcome = { rec: JournalRecord; next: number } | "torn" | "corrupt";
+
+/** Decodes one binary record at `off`; "torn" when the file ends inside it, "corrupt" on a bad crc. */
+export function decodeBinary(buf: Buffer, off: number): DecodeOutcome {
+  if (off + 8 > buf.length) return "torn";
+  const len = buf.readUInt32LE(off);
+  const end = off + 8 + len;
+  if (len < HEAD - 8 || end > buf.length) return "torn";
+  if (crc32(buf.subarray(off + 8, end)) !== buf.readUInt32LE(off + 4)) return "corrupt";
+  const kind = CODE_KIND[buf[off + 8]!];
+  if (kind === undefined) return "corrupt";
+  const rec: Record<string, unknown> = {
+    k: kind,
+    seq: buf.readDoubleLE(off + 9),
+    ts: buf.readDoubleLE(off + 17),
+  };
+  const mask = buf.readUInt16LE(off + HEAD - 2);
+  let p = off + HEAD;
+  const fields = SCHEMA[kind];
+  for (let i = 0; i < fields.length; i++) {
+    if ((mask & (1 << i)) === 0) continue;
+    const [name, t] = fields[i]!;
+    if (t === "n") {
+      if (p + 8 > end) return "corrupt";
+      rec[name] = buf.readDoubleLE(p);
+      p += 8;
+    } else {
+      if (p + 4 > end) return "corrupt";
+      const n = buf.readUInt32LE(p);
+      if (p + 4 + n > end) return "corrupt";
+      rec[name] = buf.toString("utf8", p + 4, p + 4 + n);
+      p += 4 + n;
+    }
+  }
+  return { rec: rec as unknown as JournalRecord, next: end };
+}

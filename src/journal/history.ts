@@ -1,0 +1,47 @@
+/** Order histories out of journal records, and one readable line per record (the replay tool). */
+import type { JournalRecord } from "./records.js";
+
+/** Records grouped by client id, each group in journal order; groups in order of first appearance. */
+export function orderHistories(records: Iterable<JournalRecord>): Map<string, JournalRecord[]> {
+  const out = new Map<string, JournalRecord[]>();
+  for (const r of records) {
+    const id = r.clientId;
+    if (id === undefined || id === "") continue;
+    let list = out.get(id);
+    if (list === undefined) {
+      list = [];
+      out.set(id, list);
+    }
+    list.push(r);
+  }
+  return out;
+}
+
+function clip(s: string | undefined, max: number): string {
+  if (s === undefined) return "";
+  return s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
+}
+
+/** One line: time, sequence, kind, then what happened. `bodyMax` clips exchange bodies. */
+export function formatRecord(r: JournalRecord, bodyMax = 300): string {
+  const head = `${new Date(r.ts).toISOString()} #${r.seq}`;
+  switch (r.k) {
+    case "cmd": {
+      const px = r.price === undefined ? "" : ` @ ${r.price}`;
+      const parts = [r.op, `session=${r.session}`, r.symbol, r.side, r.type, r.qty, px.trim(), r.tif];
+      const reason = r.reason === undefined ? "" : ` (${r.reason})`;
+      return `${head} command  ${parts.filter((p) => p !== undefined && p !== "").join(" ")}${reason}`;
+    }
+    case "req":
+      return `${head} request  ${r.op} ${r.method} ${r.path}${r.attempt !== undefined ? ` attempt=${r.attempt}` : ""}`;
+    case "res": {
+      const status = r.status === 0 ? "no answer" : `HTTP ${r.status}`;
+      const lat = r.latencyUs === undefined ? "" : ` in ${r.latencyUs} µs`;
+      return `${head} response ${r.op ?? ""} ${status}${lat} ${clip(r.body, bodyMax)}`.replace(/ {2,}/g, " ");
+    }
+    case "evt":
+      return `${head} event    ${r.source} ${clip(r.body, bodyMax)}`;
+    case "note":
+      return `${head} note     ${r.text}`;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Journal record kinds and their fields, as one table. Writers copy exactly these fields from
+ * what they are given, so anything else on the input (headers, signatures, keys) can never reach
+ * the file: the whitelist is the schema.
+ */
+
+export type RecordKind = "cmd" | "req" | "res" | "evt" | "note";
+type FieldType = "s" | "n";
+
+export const SCHEMA: Readonly<Record<RecordKind, readonly (readonly [string, FieldType])[]>> = {
+  /** A strategy command the gateway accepted. Prices and quantities as decimal strings. */
+  cmd: [
+    ["session", "s"],
+    ["op", "s"],
+    ["clientId", "s"],
+    ["symbol", "s"],
+    ["side", "s"],
+    ["type", "s"],
+    ["price", "s"],
+    ["qty", "s"],
+    ["tif", "s"],
+    ["reason", "s"],
+  ],
+  /** A request about to leave for the exchange (never its headers). */
+  req: [
+    ["clientId", "s"],
+    ["op", "s"],
+    ["method", "s"],
+    ["path", "s"],
+    ["attempt", "n"],
+  ],
+  /** The exchange's answer (status 0 = no answer: timeout or reset). */
+  res: [
+    ["clientId", "s"],
+    ["op", "s"],
+    ["status", "n"],
+    ["latencyUs", "n"],
+    ["body", "s"],
+  ],
+  /** A stream or poll event from the exchange. */
+  evt: [
+    ["source", "s"],
+    ["clientId", "s"],
+    ["body", "s"],
+  ],
+  /** Gateway facts worth keeping: start, trading-state changes, kill switch. */
+  note: [
+    ["text", "s"],
+    ["clientId", "s"],
+  ],
+};
+
+export const KIND_CODE: Readonly<Record<RecordKind, number>> = { cmd: 1, req: 2, res: 3, evt: 4, note: 5 };
+export const CODE_KIND: readonly (RecordKind | undefined)[] = [undefined, "cmd", "req", "res", "evt", "note"];
+
+export interface CommandInput {
+  session: string | number;
+  op: string;
+  clientId?: string;
+  symbol?: string;
+  side?: string;
+  type?: string;
+  price?: string;
+  qty?: string;
+  tif?: string;
+  reason?: string;
+}
+export interface RequestInput {
+  clientId?: string;
+  op: string;
+  method: string;
+  /** Path with its query string; the API key and signature travel in headers and are not taken. */
+  path: string;
+  attempt?: number;
+}
+export interface ResponseInput {
+  clientId?: string;
+  op?: string;
+  status: number;
+  latencyUs?: number;
+  body?: string;
+}
+export interface EventInput {
+  source: string;
+  clientId?: string;
+  body: string;
+}
+export interface NoteInput {
+  text: string;
+  clientId?: string;
+}
+
+interface Base {
+  readonly seq: number;
+  /** Wall-clock ms since the epoch. */
+  readonly ts: number;
+}
+export type CommandRecord = Base & { readonly k: "cmd"; readonly session: string } & Readonly<
+    Omit<CommandInput, "session">
+  >;
+export type RequestRecord = Base & { readonly k: "req" } & Readonly<RequestInput>;
+export type ResponseRecord = Base & { readonly k: "res" } & Readonly<ResponseInput>;
+export type EventRecord = Base & { readonly k: "evt" } & Readonly<EventInput>;
+export type NoteRecord = Base & { readonly k: "note" } & Readonly<NoteInput>;
+export type JournalRecord = CommandRecord | RequestRecord | ResponseRecord | EventRecord | NoteRecord;
+
+export class JournalError extends Error {
+  override name = "JournalError";
+}
