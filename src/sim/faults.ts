@@ -1,0 +1,124 @@
+/**
+ * Fault injection: rules matched per request (by endpoint key `METHOD /path` or `*`), stream faults
+ * and clock skew. Decisions draw from their own seeded generator so a chaos run replays exactly.
+ */
+import { Rng } from "./rng.js";
+
+export type FaultKind =
+  /** Delay before the request is handled: `ms` plus uniform jitter in [0, jitterMs]. */
+  | "latency"
+  /** Handle the request, never answer (the socket stays open until the client gives up). */
+  | "timeout"
+  /** Handle the request, then destroy the connection without a response. */
+  | "reset"
+  /** Handle the request, then answer `status` (default 503). */
+  | "error5xx"
+  /** Answer 429 without handling the request. */
+  | "rate429";
+
+export interface FaultRule {
+  kind: FaultKind;
+  /** `POST /v5/order/create`, `DELETE /trade/api/v2/order`, or `*` (default). */
+  endpoint?: string;
+  /** Chance per matching request (default 1). */
+  probability?: number;
+  /** Apply to the next N matching requests only, then the rule retires. */
+  count?: number;
+  ms?: number;
+  jitterMs?: number;
+  status?: number;
+}
+
+export interface StreamFaults {
+  dropProbability: number;
+  duplicateProbability: number;
+  /** Hold a message back and deliver it after the next one. */
+  reorderProbability: number;
+}
+
+export interface FaultDecision {
+  delayMs: number;
+  /** What happens after handling: answer normally, hang, reset, or replace with 5xx; or 429 first. */
+  outcome: "normal" | "timeout" | "reset" | "error5xx" | "rate429";
+  status: number;
+}
+
+const NORMAL: FaultDecision = { delayMs: 0, outcome: "normal", status: 0 };
+
+export class Faults {
+  rules: FaultRule[];
+  streams: StreamFaults;
+  clockSkewMs: number;
+  private readonly rng: Rng;
+
+  constructor(seed: number, rules: FaultRule[], streams: StreamFaults, clockSkewMs: number) {
+    this.rng = new Rng(seed ^ 0x5eed);
+    this.rules = rules.map((r) => ({ ...r }));
+    this.streams = { ...streams };
+    this.clockSkewMs = clockSkewMs;
+  }
+
+  add(rule: FaultRule): void {
+    validateRule(rule);
+    this.rules.push({ ...rule });
+  }
+
+  clear(): void {
+    this.rules = [];
+    this.streams = { dropProbability: 0, duplicateProbability: 0, reorderProbability: 0 };
+    this.clockSkewMs = 0;
+  }
+
+  /** Per-request decision; the common no-rules case returns a shared constant. */
+  decide(endpoint: string): FaultDecision {
+    if (this.rules.length === 0) return NORMAL;
+    let delayMs = 0;
+    let outcome: FaultDecision["outcome"] = "normal";
+    let status = 0;
+    for (let i = 0; i < this.rules.length; i++) {
+      const r = this.rules[i]!;
+      if (r.endpoint !== undefined && r.endpoint !== "*" && r.endpoint !== endpoint) continue;
+      if (r.probability !== undefined && this.rng.next() >= r.probability) continue;
+      if (r.count !== undefined) {
+        r.count--;
+        if (r.count <= 0) {
+          this.rules.splice(i, 1);
+          i--;
+        }
+      }
+      if (r.kind === "latency") {
+        delayMs += (r.ms ?? 0) + (r.jitterMs ? this.rng.next() * r.jitterMs : 0);
+      } else if (outcome === "normal") {
+        outcome = r.kind;
+        status = r.kind === "error5xx" ? (r.status ?? 503) : r.kind === "rate429" ? 429 : 0;
+      }
+    }
+    return delayMs === 0 && outcome === "normal" ? NORMAL : { delayMs, outcome, status };
+  }
+
+  /** Stream message fate: how many copies to send now (0 = dropped), or hold for reordering. */
+  streamFate(): "drop" | "dup" | "hold" | "send" {
+    const s = this.streams;
+    if (s.dropProbability === 0 && s.duplicateProbability === 0 && s.reorderProbability === 0) return "send";
+    if (this.rng.next() < s.dropProbability) return "drop";
+    if (this.rng.next() < s.duplicateProbability) return "dup";
+    if (this.rng.next() < s.reorderProbability) return "hold";
+    return "send";
+  }
+}
+
+const KINDS = new Set(["latency", "timeout", "reset", "error5xx", "rate429"]);
+
+/** Throws a readable error for a malformed rule (admin API input). */
+export function validateRule(rule: FaultRule): void {
+  if (rule === null || typeof rule !== "object") throw new Error("fault rule must be an object");
+  if (!KINDS.has(rule.kind)) throw new Error(`fault rule kind must be one of ${[...KINDS].join(", ")}`);
+  if (rule.probability !== undefined && !(rule.probability >= 0 && rule.probability <= 1)) {
+    throw new Error("fault rule probability must be in [0, 1]");
+  }
+  if (rule.count !== undefined && !(Number.isInteger(rule.count) && rule.count > 0)) {
+    throw new Error("fault rule count must be a positive integer");
+  }
+  if (rule.endpoint !== undefined && typeof rule.endpoint !== "string")
+    throw new Error("fault rule endpoint must be a string");
+}

@@ -1,0 +1,192 @@
+/**
+ * `startSimulator(options)`: wires engine, HTTP front, Socket.IO streams and the optional admin
+ * endpoint, and returns the handle tests, the gateway and the benchmarks use.
+ */
+import type http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Account } from "./account.js";
+import { createAdmin } from "./admin.js";
+import { Verifier } from "./auth.js";
+import { SimClock } from "./clock.js";
+import { type DeepPartial, resolveOptions, type SimOptions } from "./config.js";
+import { Engine } from "./engine.js";
+import { type FaultRule, Faults, type StreamFaults, validateRule } from "./faults.js";
+import { RateLimiter } from "./ratelimit.js";
+import { type Counters, createFront } from "./server.js";
+import { type StreamCounters, Streams } from "./streams.js";
+
+export interface FaultControl {
+  add(rule: FaultRule): void;
+  clear(): void;
+  rules(): FaultRule[];
+  setStreams(s: Partial<StreamFaults>): void;
+  streams(): StreamFaults;
+  setClockSkew(ms: number): void;
+  /** Drops every Socket.IO connection; returns how many. */
+  disconnectStreams(mode?: "transport" | "server"): number;
+}
+
+export interface SimCounters {
+  /** Requests received for `METHOD /path` (counted on arrival, before auth and faults). */
+  requests(endpoint: string): number;
+  readonly http: Counters;
+  /** Orders actually created (a de-duplicated retry does not count). */
+  ordersCreated(surface?: "spot" | "hft"): number;
+  /** Creates answered from the de-dup map (same client id). */
+  deduplicated(surface?: "spot" | "hft"): number;
+  readonly streams: StreamCounters;
+}
+
+export interface SimControl {
+  registerAccount(apiKeyHex: string): Account;
+  readonly faults: FaultControl;
+  readonly market: { step(n?: number): void };
+  /** Manual time mode: advance virtual time (runs expiry, confirmations, scheduled steps). */
+  advance(ms: number): void;
+  setSpotDelays(d: { cancelConfirmMs?: number; expiryConfirmMs?: number }): void;
+  state(): Record<string, unknown>;
+}
+
+export interface SimHandle extends SimControl {
+  /** `http://127.0.0.1:PORT` (or https). Both surfaces and the Socket.IO streams live here. */
+  readonly baseUrl: string;
+  readonly port: number;
+  /** Admin endpoint, only when `adminPort` was given. */
+  readonly adminUrl: string | undefined;
+  readonly counters: SimCounters;
+  readonly options: SimOptions;
+  readonly engine: Engine;
+  /** Server time (incl. injected clock skew), as `/time` reports it. */
+  serverTime(): number;
+  stop(): Promise<void>;
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+export async function startSimulator(options?: DeepPartial<SimOptions>): Promise<SimHandle> {
+  const opts = resolveOptions(options);
+  for (const r of opts.faults.rules) validateRule(r);
+  const clock = new SimClock(opts.timeMode === "manual");
+  const faults = new Faults(opts.seed, opts.faults.rules, opts.faults.streams, opts.faults.clockSkewMs);
+  const serverNow = (): number => Date.now() + faults.clockSkewMs;
+  const verifier = new Verifier(opts.auth, serverNow);
+  const engine = new Engine({ ...opts, apiKeys: [] }, clock);
+  const limiter = new RateLimiter(opts.rateLimits.enabled, opts.rateLimits.buckets);
+  const front = createFront({ opts, engine, verifier, limiter, faults, serverNow });
+  const streams = new Streams(front.server, engine, faults, (k) => verifier.has(k));
+  engine.listener = streams;
+
+  const registerAccount = (apiKeyHex: string): Account => {
+    const a = engine.registerAccount(apiKeyHex);
+    verifier.register(a);
+    return a;
+  };
+  for (const k of opts.apiKeys) registerAccount(k);
+
+  const faultControl: FaultControl = {
+    add: (r) => faults.add(r),
+    clear: () => faults.clear(),
+    rules: () => faults.rules.map((r) => ({ ...r })),
+    setStreams: (s) => {
+      for (const [k, v] of Object.entries(s)) {
+        if (typeof v !== "number" || !(v >= 0 && v <= 1))
+          throw new Error(`${k} must be a probability in [0, 1]`);
+      }
+      Object.assign(faults.streams, s);
+    },
+    streams: () => ({ ...faults.streams }),
+    setClockSkew: (ms) => {
+      faults.clockSkewMs = ms;
+    },
+    disconnectStreams: (mode) => streams.disconnectAll(mode),
+  };
+
+  const counters: SimCounters = {
+    requests: (endpoint) => front.counters.requests.get(endpoint) ?? 0,
+    http: front.counters,
+    ordersCreated: (s) =>
+      s === "spot"
+        ? engine.created.spot
+        : s === "hft"
+          ? engine.created.hft
+          : engine.created.spot + engine.created.hft,
+    deduplicated: (s) =>
+      s === "spot"
+        ? engine.created.dedupedSpot
+        : s === "hft"
+          ? engine.created.dedupedHft
+          : engine.created.dedupedSpot + engine.created.dedupedHft,
+    streams: streams.counters,
+  };
+
+  const control: SimControl = {
+    registerAccount,
+    faults: faultControl,
+    market: {
+      step: (n = 1) => {
+        for (let i = 0; i < n; i++) engine.step();
+      },
+    },
+    advance: (ms) => {
+      if (!clock.manual) throw new Error("advance() needs timeMode: 'manual'");
+      clock.advance(ms);
+    },
+    setSpotDelays: (d) => {
+      if (d.cancelConfirmMs !== undefined) opts.spot.cancelConfirmMs = Math.max(0, d.cancelConfirmMs);
+      if (d.expiryConfirmMs !== undefined) opts.spot.expiryConfirmMs = Math.max(0, d.expiryConfirmMs);
+    },
+    state: () => ({
+      requests: Object.fromEntries(front.counters.requests),
+      statuses: Object.fromEntries(front.counters.statuses),
+      ordersCreated: { ...engine.created },
+      streams: { ...streams.counters },
+      faults: faults.rules,
+      streamFaults: faults.streams,
+      clockSkewMs: faults.clockSkewMs,
+      spot: { cancelConfirmMs: opts.spot.cancelConfirmMs, expiryConfirmMs: opts.spot.expiryConfirmMs },
+      accounts: [...engine.accounts.keys()],
+    }),
+  };
+
+  const port = await listen(front.server, opts.port, opts.host);
+  const scheme = opts.tls !== undefined ? "https" : "http";
+  let admin: http.Server | undefined;
+  let adminUrl: string | undefined;
+  if (opts.adminPort !== undefined) {
+    admin = createAdmin(control);
+    const ap = await listen(admin, opts.adminPort, "127.0.0.1");
+    adminUrl = `http://127.0.0.1:${ap}`;
+  }
+
+  let stopped = false;
+  return {
+    ...control,
+    baseUrl: `${scheme}://${opts.host}:${port}`,
+    port,
+    adminUrl,
+    counters,
+    options: opts,
+    engine,
+    serverTime: serverNow,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clock.stop();
+      for (const r of front.hanging) r.destroy();
+      front.server.closeAllConnections();
+      await streams.close();
+      if (admin !== undefined) {
+        admin.closeAllConnections();
+        await new Promise<void>((resolve) => admin!.close(() => resolve()));
+      }
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/** The exchange simulator's public surface. */
+export type { Account } from "./account.js";
+export { publicKeyFromHex } from "./auth.js";
+export { type DeepPartial, defaultOptions, resolveOptions, type SimOptions } from "./config.js";
+export type { Engine } from "./engine.js";
+export type { FaultKind, FaultRule, StreamFaults } from "./faults.js";
+export {
+  type FaultControl,
+  type SimControl,
+  type SimCounters,
+  type SimHandle,
+  startSimulator,
+} from "./handle.js";
+export { INSTRUMENTS, type SimInstrument } from "./instruments.js";
+export {
+  BALANCE_EVENT,
+  BOOK_EVENT,
+  CANDLE_EVENT,
+  ORDER_EVENT,
+  SOCKET_PATH,
+  TRADES_EVENT,
+} from "./streams.js";

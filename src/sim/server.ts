@@ -1,0 +1,225 @@
+/**
+ * The HTTP front: one node:http (or https) server serving both surfaces. Per request: count, route,
+ * fault decision, body, authentication, rate limit, handler, then the fault outcome (answer, hang,
+ * reset or 5xx). Routes are a precomputed map keyed by `METHOD path`.
+ */
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import https from "node:https";
+import type { Verifier } from "./auth.js";
+import type { SimOptions } from "./config.js";
+import type { Engine } from "./engine.js";
+import type { Faults } from "./faults.js";
+import { hftRoutes } from "./hft.js";
+import type { RateLimiter } from "./ratelimit.js";
+import { message, type Reply, type Req, type RouteDef, v5Err } from "./reply.js";
+import { SPOT_ROUTES } from "./spot.js";
+
+const JSON_HEADERS = { "content-type": "application/json" };
+const MAX_BODY = 64 * 1024;
+const EMPTY_QUERY = new Map<string, string>();
+const EMPTY_BODY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+export interface Counters {
+  /** Requests received per endpoint key `METHOD /path` (counted on arrival, before auth). */
+  requests: Map<string, number>;
+  total: number;
+  /** Responses by HTTP status. */
+  statuses: Map<number, number>;
+}
+
+export interface Front {
+  server: http.Server;
+  counters: Counters;
+  /** Responses held back by the timeout fault; released (destroyed) at stop. */
+  hanging: Set<ServerResponse>;
+}
+
+export interface FrontDeps {
+  opts: SimOptions;
+  engine: Engine;
+  verifier: Verifier;
+  limiter: RateLimiter;
+  faults: Faults;
+  serverNow: () => number;
+}
+
+export function createFront(d: FrontDeps): Front {
+  const routes = new Map<string, RouteDef>();
+  for (const r of [...SPOT_ROUTES, ...hftRoutes(d.opts.hft.cancelEnabled)])
+    routes.set(`${r.method} ${r.path}`, r);
+  const counters: Counters = { requests: new Map(), total: 0, statuses: new Map() };
+  const hanging = new Set<ServerResponse>();
+
+  const send = (res: ServerResponse, reply: Reply): void => {
+    counters.statuses.set(reply.status, (counters.statuses.get(reply.status) ?? 0) + 1);
+    res.writeHead(reply.status, JSON_HEADERS);
+    res.end(reply.body);
+  };
+
+  const handle = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    rawTarget: string,
+    path: string,
+    endpoint: string,
+    body: string,
+  ): void => {
+    const route = routes.get(endpoint);
+    const hft = path.startsWith("/v5/") || path.startsWith("/dma/");
+    if (route === undefined) {
+      send(
+        res,
+        hft
+          ? v5Err(404, `unknown endpoint ${endpoint}`, d.serverNow(), 404)
+          : message(404, `Not Found: ${endpoint}`),
+      );
+      return;
+    }
+    const decision = d.faults.decide(endpoint);
+    if (decision.outcome === "rate429") {
+      send(
+        res,
+        hft
+          ? v5Err(10006, "Too many visits (injected)", d.serverNow(), 429)
+          : message(429, "Too many requests (injected)"),
+      );
+      return;
+    }
+    if (decision.delayMs > 0) {
+      setTimeout(
+        () => run(req, res, rawTarget, path, route, hft, body, decision.outcome, decision.status),
+        decision.delayMs,
+      );
+    } else run(req, res, rawTarget, path, route, hft, body, decision.outcome, decision.status);
+  };
+
+  const run = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    rawTarget: string,
+    path: string,
+    route: RouteDef,
+    hft: boolean,
+    body: string,
+    outcome: string,
+    status: number,
+  ): void => {
+    if (res.destroyed) return;
+    let account = null;
+    const hasKey = req.headers["x-auth-apikey"] !== undefined;
+    if (route.auth === "required" || (route.auth === "optional" && hasKey)) {
+      const a = d.verifier.verify(req.method!, rawTarget, req.headers, hft);
+      if (!a.ok) {
+        send(
+          res,
+          a.status === 400 && hft
+            ? v5Err(10001, a.message, d.serverNow(), 400)
+            : message(a.status, a.message),
+        );
+        return;
+      }
+      account = a.account;
+    }
+    const now = d.serverNow();
+    if (route.bucket !== "" && !d.limiter.take(route.bucket, account?.apiKey ?? "-", d.engine.clock.now())) {
+      send(res, hft ? v5Err(10006, "Too many visits", now, 429) : message(429, "Too many requests"));
+      return;
+    }
+    let parsed = EMPTY_BODY;
+    // GET bodies (legacy samples send `{}`) are tolerated and ignored.
+    if (body !== "" && req.method !== "GET") {
+      let v: unknown;
+      try {
+        v = JSON.parse(body);
+      } catch {
+        send(
+          res,
+          hft
+            ? v5Err(10001, "request body is not valid JSON", now)
+            : message(400, "request body is not valid JSON"),
+        );
+        return;
+      }
+      if (v === null || typeof v !== "object" || Array.isArray(v)) {
+        send(
+          res,
+          hft
+            ? v5Err(10001, "request body must be a JSON object", now)
+            : message(400, "request body must be a JSON object"),
+        );
+        return;
+      }
+      parsed = v as Record<string, unknown>;
+    }
+    const q = rawTarget.indexOf("?");
+    let query = EMPTY_QUERY;
+    if (q !== -1) {
+      query = new Map();
+      for (const [k, v] of new URLSearchParams(rawTarget.slice(q + 1))) query.set(k, v);
+    }
+    const ctx: Req = {
+      method: req.method!,
+      path,
+      query,
+      body: parsed,
+      account,
+      engine: d.engine,
+      serverNow: now,
+    };
+    const reply = route.handler(ctx);
+    switch (outcome) {
+      case "normal":
+        send(res, reply);
+        return;
+      case "timeout":
+        hanging.add(res);
+        res.on("close", () => hanging.delete(res));
+        return;
+      case "reset":
+        req.socket.destroy();
+        return;
+      default:
+        send(
+          res,
+          hft
+            ? v5Err(10016, "Internal server error (injected)", now, status)
+            : message(status, "Internal Server Error (injected)"),
+        );
+    }
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const rawTarget = req.url ?? "/";
+    const q = rawTarget.indexOf("?");
+    const path = q === -1 ? rawTarget : rawTarget.slice(0, q);
+    const endpoint = `${req.method} ${path}`;
+    counters.total++;
+    counters.requests.set(endpoint, (counters.requests.get(endpoint) ?? 0) + 1);
+    const len = req.headers["content-length"];
+    if (len === "0" || (len === undefined && req.headers["transfer-encoding"] === undefined)) {
+      // No body: skip the stream plumbing entirely (most GETs).
+      req.resume();
+      handle(req, res, rawTarget, path, endpoint, "");
+      return;
+    }
+    let body = "";
+    let tooBig = false;
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => {
+      if (body.length + chunk.length > MAX_BODY) tooBig = true;
+      else body += chunk;
+    });
+    req.on("end", () => {
+      if (tooBig) send(res, message(413, "request body too large"));
+      else handle(req, res, rawTarget, path, endpoint, body);
+    });
+  };
+
+  const server =
+    d.opts.tls !== undefined
+      ? https.createServer({ cert: d.opts.tls.cert, key: d.opts.tls.key }, onRequest)
+      : http.createServer(onRequest);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return { server: server as http.Server, counters, hanging };
+}
