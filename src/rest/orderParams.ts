@@ -12,6 +12,11 @@ import { InvalidRequestError } from "./errors.js";
 export interface OrderGrid {
   readonly tickSize: Dec;
   readonly qtyStep: Dec;
+  /** The steps as (JS-number mantissa, scale) for the allocation-free fast check. */
+  readonly tickM: number;
+  readonly tickS: number;
+  readonly qtyM: number;
+  readonly qtyS: number;
 }
 
 export function makeGrid(tickSize: string, qtyStep: string): OrderGrid {
@@ -21,7 +26,51 @@ export function makeGrid(tickSize: string, qtyStep: string): OrderGrid {
     throw new InvalidRequestError(`tickSize must be a positive decimal`, undefined, "tickSize");
   if (q === undefined || q.m <= 0n)
     throw new InvalidRequestError(`qtyStep must be a positive decimal`, undefined, "qtyStep");
-  return { tickSize: t, qtyStep: q };
+  return { tickSize: t, qtyStep: q, tickM: Number(t.m), tickS: t.s, qtyM: Number(q.m), qtyS: q.s };
+}
+
+/**
+ * Fast grid check on the text itself (no regex, no BigInt): returns the canonical decimal text when
+ * `text` is a plain positive decimal that is a multiple of `stepM * 10^-stepS`, "" when it is
+ * definitely not, and undefined when it cannot decide cheaply (too many digits): use the exact path.
+ */
+function fastGrid(text: string, stepM: number, stepS: number): string | undefined {
+  const n = text.length;
+  if (n === 0 || n > 30 || stepM > 2 ** 40) return undefined;
+  let m = 0;
+  let digits = 0;
+  let dot = -1;
+  let lastNonZeroFrac = -1;
+  let firstSig = -1;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      if (dot !== -1 || i === 0 || i === n - 1) return "";
+      dot = i;
+      continue;
+    }
+    if (c < 48 || c > 57) return "";
+    if (dot !== -1) {
+      if (c !== 48) lastNonZeroFrac = i;
+      // Beyond the step's scale only zeros may follow.
+      if (i - dot > stepS) {
+        if (c !== 48) return "";
+        continue;
+      }
+    }
+    if (firstSig === -1 && c !== 48) firstSig = i;
+    m = m * 10 + (c - 48);
+    if (firstSig !== -1 && ++digits > 15) return undefined;
+  }
+  const fracLen = dot === -1 ? 0 : Math.min(n - dot - 1, stepS);
+  for (let k = fracLen; k < stepS; k++) m *= 10;
+  if (m > Number.MAX_SAFE_INTEGER) return undefined;
+  if (m === 0 || m % stepM !== 0) return "";
+  // Canonical already (no leading zero before a digit, no trailing fractional zero)? Return as is.
+  const leadingZero = text.charCodeAt(0) === 48 && n > 1 && text.charCodeAt(1) !== 46;
+  const trailing = dot !== -1 && lastNonZeroFrac !== n - 1;
+  if (!leadingZero && !trailing) return text;
+  return undefined;
 }
 
 export interface SpotCreateParams {
@@ -68,8 +117,19 @@ function bad(endpoint: EndpointId, field: string, why: string): never {
 }
 
 /** A positive decimal on the grid, in canonical text (valid as both a JSON number and a string). */
-function gridValue(endpoint: EndpointId, field: string, text: unknown, step: Dec, stepName: string): string {
+function gridValue(
+  endpoint: EndpointId,
+  field: string,
+  text: unknown,
+  grid: OrderGrid,
+  tick: boolean,
+): string {
+  const step = tick ? grid.tickSize : grid.qtyStep;
+  const stepName = tick ? "tickSize" : "qtyStep";
   if (typeof text !== "string") bad(endpoint, field, "must be a decimal string");
+  // Common case decided without allocation; anything else (including every error) takes the exact path.
+  const fast = tick ? fastGrid(text, grid.tickM, grid.tickS) : fastGrid(text, grid.qtyM, grid.qtyS);
+  if (fast !== undefined && fast !== "") return fast;
   const d = tryParseDec(text);
   if (d === undefined) bad(endpoint, field, "must be a plain decimal number");
   if (d.m <= 0n) bad(endpoint, field, "must be positive");
@@ -93,8 +153,8 @@ export function spotCreateBody(p: SpotCreateParams, grid: OrderGrid): string {
   const exchange = typeof p.exchange === "string" ? p.exchange.toLowerCase() : "";
   if (!(SPOT_EXCHANGES as readonly string[]).includes(exchange))
     bad(ep, "exchange", `must be one of ${SPOT_EXCHANGES.join(", ")}`);
-  const price = gridValue(ep, "price", p.price, grid.tickSize, "tickSize");
-  const qty = gridValue(ep, "quantity", p.quantity, grid.qtyStep, "qtyStep");
+  const price = gridValue(ep, "price", p.price, grid, true);
+  const qty = gridValue(ep, "quantity", p.quantity, grid, false);
   let s = `{"side":"${p.side}","symbol":"${p.symbol}","type":"limit","price":${price},"quantity":${qty},"exchange":"${exchange}"`;
   if (p.clientOrderId !== undefined)
     s += `,"client_order_id":"${clientId(ep, "client_order_id", p.clientOrderId)}"`;
@@ -128,11 +188,11 @@ export function hftCreateBody(p: HftCreateParams, grid: OrderGrid): string {
   if (type === undefined) bad(ep, "orderType", "must be limit or market");
   if (p.positionIdx !== 0 && p.positionIdx !== 1 && p.positionIdx !== 2)
     bad(ep, "positionIdx", "must be 0, 1 or 2");
-  const qty = gridValue(ep, "qty", p.qty, grid.qtyStep, "qtyStep");
+  const qty = gridValue(ep, "qty", p.qty, grid, false);
   let s = `{"category":"${p.category}","symbol":"${p.symbol}","side":"${side}","orderType":"${type}","qty":"${qty}"`;
   if (p.orderType === "limit") {
     if (p.price === undefined) bad(ep, "price", "is required for a limit order");
-    s += `,"price":"${gridValue(ep, "price", p.price, grid.tickSize, "tickSize")}"`;
+    s += `,"price":"${gridValue(ep, "price", p.price, grid, true)}"`;
   }
   s += `,"positionIdx":${p.positionIdx}`;
   if (p.timeInForce !== undefined) {
