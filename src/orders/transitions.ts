@@ -272,16 +272,39 @@ export function dropReasonOf(code: number): DropReason | undefined {
   return code <= DROP_BASE ? DROP_REASONS[DROP_BASE - code] : undefined;
 }
 
-/** Markdown rendering of the whole table (docs/orders.md is generated from this). */
+/** Short column headers for the rendered matrix. */
+export const STATUS_ABBREV: readonly string[] = [
+  "PendNew",
+  "Unknown",
+  "New",
+  "PartFill",
+  "PendCxl",
+  "CxlRaised",
+  "ExpRaised",
+  "Filled",
+  "Cancelled",
+  "Expired",
+  "Rejected",
+];
+
+/**
+ * Markdown rendering of the whole table: one row per event, one column per current status. A cell is
+ * the next status (abbreviated), `=` (stay, effects applied), `working`, `fill`, or `·reason` (dropped).
+ * docs/orders.md embeds this output; a test keeps the two identical.
+ */
 export function renderTransitionTable(): string {
-  const short = (c: Cell) => (c.startsWith("drop:") ? `·${c.slice(5)}` : c);
+  const short = (c: Cell): string => {
+    if (c.startsWith("drop:")) return `·${c.slice(5)}`;
+    const s = Status[c as StatusName];
+    return s === undefined ? c : `**${STATUS_ABBREV[s]}**`;
+  };
   const lines: string[] = [];
-  for (let s = 0; s < STATUS_COUNT; s++) {
-    lines.push(`#### ${STATUS_NAMES[s]}`, "", "| event | outcome |", "|---|---|");
-    for (let e = 0; e < EVENT_COUNT; e++) {
-      lines.push(`| ${EVENT_NAMES[e]} | ${short(cellOf(s as Status, e as Ev))} |`);
-    }
-    lines.push("");
+  lines.push(`| event \\ status | ${STATUS_ABBREV.join(" | ")} |`);
+  lines.push(`|---|${STATUS_ABBREV.map(() => "---").join("|")}|`);
+  for (let e = 0; e < EVENT_COUNT; e++) {
+    const cells: string[] = [];
+    for (let s = 0; s < STATUS_COUNT; s++) cells.push(short(cellOf(s as Status, e as Ev)));
+    lines.push(`| ${EVENT_NAMES[e]} | ${cells.join(" | ")} |`);
   }
   return lines.join("\n");
 }

@@ -1,8 +1,8 @@
 import {
   type Ev,
   type FillReport,
-  newEvent,
   type NewOrderRequest,
+  newEvent,
   type Order,
   type OrderEvent,
   type OrderListener,
@@ -51,5 +51,8 @@ export function ev(kind: Ev, fields: Partial<OrderEvent> = {}, source?: Source):
 
 export function storeWithRecorder(): { store: OrderStore; rec: Recorder } {
   const rec = new Recorder();
-  return { store: new OrderStore({ listener: rec, pendingNewDeadlineNs: 100, pendingCancelDeadlineNs: 100 }), rec };
+  return {
+    store: new OrderStore({ listener: rec, pendingNewDeadlineNs: 100, pendingCancelDeadlineNs: 100 }),
+    rec,
+  };
 }

@@ -13,10 +13,10 @@ import {
   gridOf,
   NormalizeError,
   PositionBook,
-  SPOT_STATUS_MAP,
   Source,
-  Status,
+  SPOT_STATUS_MAP,
   STATUS_NAMES,
+  Status,
   statusFromSpot,
   statusFromV5,
   UnknownVenueStatusError,
@@ -80,7 +80,8 @@ describe("cancel guard", () => {
     expect(cancelGuard(undefined)).toMatchObject({ code: "UNKNOWN_ORDER" });
   });
   it("covers every status", () => {
-    for (let s = 0; s < STATUS_NAMES.length; s++) expect(cancelGuard({ status: s as Status, cancelHeld: false })).toBeDefined();
+    for (let s = 0; s < STATUS_NAMES.length; s++)
+      expect(cancelGuard({ status: s as Status, cancelHeld: false })).toBeDefined();
   });
 });
 
@@ -104,7 +105,12 @@ describe("client id minting", () => {
 });
 
 describe("resolution policy", () => {
-  const o = (status: Status, sends = 1, resolveAttempts = 0) => ({ status, sends, resolveAttempts, exchangeId: "" });
+  const o = (status: Status, sends = 1, resolveAttempts = 0) => ({
+    status,
+    sends,
+    resolveAttempts,
+    exchangeId: "",
+  });
   it("never treats a network error as not-found", () => {
     expect(decideResolution(o(Status.Unknown), { kind: "networkError" }).action).toBe("retry_query");
     expect(decideResolution(o(Status.Unknown, 1, 10), { kind: "networkError" }).action).toBe("escalate");
@@ -117,13 +123,15 @@ describe("resolution policy", () => {
     expect(decideResolution(o(Status.New), { kind: "notFound" }).action).toBe("escalate");
   });
   it("applies found records, re-sending a cancel whose outcome was lost", () => {
-    expect(decideResolution(o(Status.Unknown), { kind: "found", status: Status.New }).action).toBe("apply_record");
+    expect(decideResolution(o(Status.Unknown), { kind: "found", status: Status.New }).action).toBe(
+      "apply_record",
+    );
     expect(decideResolution(o(Status.PendingCancel), { kind: "found", status: Status.New }).action).toBe(
       "resend_cancel",
     );
-    expect(decideResolution(o(Status.PendingCancel), { kind: "found", status: Status.Cancelled }).action).toBe(
-      "apply_record",
-    );
+    expect(
+      decideResolution(o(Status.PendingCancel), { kind: "found", status: Status.Cancelled }).action,
+    ).toBe("apply_record");
   });
 });
 
@@ -154,14 +162,28 @@ describe("normalization of venue records", () => {
   it("turns a v5 record into lots/ticks", () => {
     const e = eventFromV5Order(v5, g, Source.Poll, 5);
     expect(e).toMatchObject({ kind: Ev.VenuePartiallyFilled, cumLots: 3, avgPxTicks: 128000, fee: 0.1 });
-    expect(e).toMatchObject({ clientId: "c-1", exchangeId: "ex-1", venueMs: 1718000000104, source: Source.Poll });
-    const fresh = eventFromV5Order({ ...v5, orderStatus: "New", cumExecQty: "0", avgPrice: "" }, g, Source.Poll, 5);
+    expect(e).toMatchObject({
+      clientId: "c-1",
+      exchangeId: "ex-1",
+      venueMs: 1718000000104,
+      source: Source.Poll,
+    });
+    const fresh = eventFromV5Order(
+      { ...v5, orderStatus: "New", cumExecQty: "0", avgPrice: "" },
+      g,
+      Source.Poll,
+      5,
+    );
     expect(fresh).toMatchObject({ kind: Ev.VenueNew, cumLots: 0, avgPxTicks: -1 });
   });
   it("rejects off-grid or unknown input with a typed error", () => {
-    expect(() => eventFromV5Order({ ...v5, cumExecQty: "0.0035" }, g, Source.Poll, 0)).toThrow(NormalizeError);
+    expect(() => eventFromV5Order({ ...v5, cumExecQty: "0.0035" }, g, Source.Poll, 0)).toThrow(
+      NormalizeError,
+    );
     expect(() => eventFromV5Order({ ...v5, cumExecQty: "1e3" }, g, Source.Poll, 0)).toThrow(NormalizeError);
-    expect(() => eventFromV5Order({ ...v5, orderStatus: "Weird" as never }, g, Source.Poll, 0)).toThrow(NormalizeError);
+    expect(() => eventFromV5Order({ ...v5, orderStatus: "Weird" as never }, g, Source.Poll, 0)).toThrow(
+      NormalizeError,
+    );
   });
   it("turns a Spot record (JSON numbers) into a cumulative event", () => {
     const rec: SpotOrderRecord = {
@@ -181,12 +203,19 @@ describe("normalization of venue records", () => {
       updated_time: 2,
     };
     const e = eventFromSpotOrder(rec, g, Source.Stream, 1);
-    expect(e).toMatchObject({ kind: Ev.VenueCancellationRaised, cumLots: 3, avgPxTicks: 201, exchangeId: "s-1" });
+    expect(e).toMatchObject({
+      kind: Ev.VenueCancellationRaised,
+      cumLots: 3,
+      avgPxTicks: 201,
+      exchangeId: "s-1",
+    });
     expect(eventFromSpotOrder({ ...rec, status: "DISCARDED" }, g, Source.Stream, 1)).toMatchObject({
       kind: Ev.VenueRejected,
       reason: "DISCARDED",
     });
-    expect(() => eventFromSpotOrder({ ...rec, executed_qty: 0.0031 }, g, Source.Stream, 1)).toThrow(NormalizeError);
+    expect(() => eventFromSpotOrder({ ...rec, executed_qty: 0.0031 }, g, Source.Stream, 1)).toThrow(
+      NormalizeError,
+    );
   });
   it("turns an execution into a Fill", () => {
     const x: V5Execution = {

@@ -37,8 +37,16 @@ describe("OrderStore: lifecycle", () => {
     expect(r).toMatchObject({ status: Status.PartiallyFilled, filledLots: 4, changed: true });
     r = store.apply(f1);
     expect(r).toMatchObject({ drop: "duplicate_exec", filledLots: 0, changed: false });
-    store.apply(ev(Ev.Fill, { exchangeId: "X", execId: "e2", lots: 6, pxTicks: 1010, tsNs: 8 }, Source.Stream));
-    expect(o).toMatchObject({ status: Status.Filled, filledLots: 10, leavesLots: 0, firstFillNs: 7, doneNs: 8 });
+    store.apply(
+      ev(Ev.Fill, { exchangeId: "X", execId: "e2", lots: 6, pxTicks: 1010, tsNs: 8 }, Source.Stream),
+    );
+    expect(o).toMatchObject({
+      status: Status.Filled,
+      filledLots: 10,
+      leavesLots: 0,
+      firstFillNs: 7,
+      doneNs: 8,
+    });
     expect(o.avgPxTicks).toBeCloseTo(1006, 9);
     expect(rec.fills.map((f) => f.lots)).toEqual([4, 6]);
     expect(store.dropCount("duplicate_exec")).toBe(1);
@@ -55,12 +63,18 @@ describe("OrderStore: lifecycle", () => {
     const { store, rec } = storeWithRecorder();
     const o = store.create(req(1));
     store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "S" }, Source.Rest));
-    store.apply(ev(Ev.VenuePartiallyFilled, { exchangeId: "S", cumLots: 3, avgPxTicks: 1000 }, Source.Stream));
-    store.apply(ev(Ev.VenuePartiallyFilled, { exchangeId: "S", cumLots: 3, avgPxTicks: 1000 }, Source.Stream));
+    store.apply(
+      ev(Ev.VenuePartiallyFilled, { exchangeId: "S", cumLots: 3, avgPxTicks: 1000 }, Source.Stream),
+    );
+    store.apply(
+      ev(Ev.VenuePartiallyFilled, { exchangeId: "S", cumLots: 3, avgPxTicks: 1000 }, Source.Stream),
+    );
     expect(rec.fills).toHaveLength(1);
     expect(rec.fills[0]).toMatchObject({ execId: "S:3", lots: 3, synthetic: true });
     // The same 3 lots reported again as an execution: covered, not a new fill.
-    const r = store.apply(ev(Ev.Fill, { exchangeId: "S", execId: "x1", lots: 3, pxTicks: 1000 }, Source.Stream));
+    const r = store.apply(
+      ev(Ev.Fill, { exchangeId: "S", execId: "x1", lots: 3, pxTicks: 1000 }, Source.Stream),
+    );
     expect(r.drop).toBe("fill_covered_by_cum");
     expect(o.filledLots).toBe(3);
     store.apply(ev(Ev.Fill, { exchangeId: "S", execId: "x2", lots: 2, pxTicks: 1000 }, Source.Stream));
@@ -108,7 +122,9 @@ describe("OrderStore: lifecycle", () => {
     expect(o.status).toBe(Status.Unknown);
     store.apply(ev(Ev.VenueNew, { clientId: o.clientId, exchangeId: "X", cumLots: 0 }, Source.Query));
     expect(o.status).toBe(Status.New);
-    expect(store.apply(ev(Ev.CreateRejected, { clientId: o.clientId }, Source.Rest)).drop).toBe("reject_after_accept");
+    expect(store.apply(ev(Ev.CreateRejected, { clientId: o.clientId }, Source.Rest)).drop).toBe(
+      "reject_after_accept",
+    );
     expect(o.status).toBe(Status.New);
   });
 });
@@ -126,7 +142,10 @@ describe("OrderStore: cancels", () => {
     expect(store.requestCancel(o.clientId)).toMatchObject({ code: "CANCEL_ALREADY_PENDING" });
     store.apply(ev(Ev.VenueCancelled, { exchangeId: "X", cumLots: 2 }, Source.Stream));
     expect(o).toMatchObject({ status: Status.Cancelled, filledLots: 2 });
-    expect(store.requestCancel(o.clientId)).toMatchObject({ code: "ALREADY_TERMINAL", message: "already cancelled" });
+    expect(store.requestCancel(o.clientId)).toMatchObject({
+      code: "ALREADY_TERMINAL",
+      message: "already cancelled",
+    });
     expect(store.requestCancel("nope")).toMatchObject({ code: "UNKNOWN_ORDER" });
   });
 
@@ -143,7 +162,9 @@ describe("OrderStore: cancels", () => {
     const o = store.create(req(1));
     expect(store.requestCancel(o.clientId).kind).toBe("hold");
     expect(store.requestCancel(o.clientId)).toMatchObject({ code: "CANCEL_ALREADY_PENDING" });
-    const r = store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X", tsNs: 9 }, Source.Rest));
+    const r = store.apply(
+      ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X", tsNs: 9 }, Source.Rest),
+    );
     expect(r.sendCancel).toBe(true);
     expect(rec.released).toEqual([o.clientId]);
     expect(o).toMatchObject({ status: Status.PendingCancel, cancelHeld: false, cancelSentNs: 9 });
@@ -153,16 +174,24 @@ describe("OrderStore: cancels", () => {
     const { store, rec } = storeWithRecorder();
     const o = store.create(req(1));
     store.requestCancel(o.clientId);
-    const r = store.apply(ev(Ev.CreateRejected, { clientId: o.clientId, reason: "insufficient balance" }, Source.Rest));
+    const r = store.apply(
+      ev(Ev.CreateRejected, { clientId: o.clientId, reason: "insufficient balance" }, Source.Rest),
+    );
     expect(r.sendCancel).toBe(false);
-    expect(o).toMatchObject({ status: Status.Rejected, cancelHeld: false, rejectReason: "insufficient balance" });
+    expect(o).toMatchObject({
+      status: Status.Rejected,
+      cancelHeld: false,
+      rejectReason: "insufficient balance",
+    });
     expect(rec.released).toEqual([]);
   });
 
   it("cancel rejected (lost the race): back to working, then the fill arrives", () => {
     const { store } = storeWithRecorder();
     const o = store.create(req(1));
-    store.apply(ev(Ev.VenuePartiallyFilled, { clientId: o.clientId, exchangeId: "X", cumLots: 4 }, Source.Stream));
+    store.apply(
+      ev(Ev.VenuePartiallyFilled, { clientId: o.clientId, exchangeId: "X", cumLots: 4 }, Source.Stream),
+    );
     store.requestCancel(o.clientId);
     store.apply(ev(Ev.CancelRejected, { clientId: o.clientId }, Source.Rest));
     expect(o.status).toBe(Status.PartiallyFilled);
@@ -175,7 +204,9 @@ describe("OrderStore: unknown and early events", () => {
   it("events keyed only by an unknown exchange id are buffered and applied on the ack", () => {
     const { store } = storeWithRecorder();
     const o = store.create(req(1));
-    const r = store.apply(ev(Ev.Fill, { exchangeId: "X", execId: "a", lots: 3, pxTicks: 1000 }, Source.Stream));
+    const r = store.apply(
+      ev(Ev.Fill, { exchangeId: "X", execId: "a", lots: 3, pxTicks: 1000 }, Source.Stream),
+    );
     expect(r).toMatchObject({ buffered: true, drop: "unknown_order", order: undefined });
     expect(store.orphanCount).toBe(1);
     const a = store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X" }, Source.Rest));
