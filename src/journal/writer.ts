@@ -34,7 +34,10 @@ export type FsyncPolicy = "none" | "every" | { readonly intervalMs: number };
 
 export interface JournalOptions {
   readonly dir: string;
-  /** Default "ndjson" (see docs/reliability.md for the measurement behind the choice). */
+  /**
+   * Default "binary": in bench/suites/journal.ts it appends at ~0.6x NDJSON's p50 and writes 25 %
+   * fewer bytes (docs/reliability.md). "ndjson" stays available for eyeballing with standard tools.
+   */
   readonly format?: JournalFormat;
   /** Default { intervalMs: 100 }. */
   readonly fsync?: FsyncPolicy;
@@ -89,7 +92,7 @@ export class Journal {
 
   private constructor(opts: JournalOptions) {
     this.opts = opts;
-    this.format = opts.format ?? "ndjson";
+    this.format = opts.format ?? "binary";
     this.fsync = opts.fsync ?? { intervalMs: 100 };
     this.now = opts.now ?? Date.now;
     mkdirSync(opts.dir, { recursive: true });

@@ -220,7 +220,7 @@ describe("journal file handling", () => {
 
   it("one file per run; per day rotates at UTC midnight; replay reads them in order", async () => {
     let now = Date.UTC(2026, 10, 21, 23, 59, 59);
-    const j = mk({ rotate: "day", now: () => now });
+    const j = mk({ format: "ndjson", rotate: "day", now: () => now });
     j.command({ session: "s", op: "new", clientId: "a" });
     await j.flush();
     const first = j.path;
@@ -259,5 +259,16 @@ describe("order histories", () => {
     expect(lines[1]).toContain("request  create POST /trade/api/v2/order attempt=1");
     expect(lines[2]).toContain("HTTP 200 in 812 µs");
     expect(formatRecord(recs[3]!, 10)).toContain("… (42 chars)");
+  });
+});
+
+describe("journal defaults", () => {
+  it("writes binary by default and the day file carries the binary extension", async () => {
+    const j = mk({ rotate: "day", now: () => Date.UTC(2026, 0, 2, 3) });
+    j.note({ text: "x" });
+    await j.close();
+    expect(j.format).toBe("binary");
+    expect(j.path).toMatch(/hftgate-20260102\.hgj$/);
+    expect(readJournal(j.path).format).toBe("binary");
   });
 });

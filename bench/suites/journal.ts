@@ -1,0 +1,184 @@
+/**
+ * Reliability hot-path costs: journal append (NDJSON vs binary, fsync none vs interval) with
+ * throughput to disk, the rate limiter's grant-now path, and the pre-trade risk check. Floors in the
+ * same run: one unbatched writeSync per record (what batching avoids), performance.now() (which the
+ * limiter calls), and a Map lookup (what a risk check costs at least).
+ */
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FsyncPolicy, Journal, type JournalFormat, readJournal } from "../../src/journal/index.js";
+import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../../src/limits/index.js";
+import { type OrderIntent, RiskGate } from "../../src/risk/index.js";
+import { newHistogram, ratio, recordNs, summarize, timeSync } from "../lib/stats.js";
+
+export const name = "journal";
+
+const BODY =
+  '{"data":{"order_id":"6f1f6a7e-5b1c-4b8e-9f4e-1c2d3e4f5a6b","symbol":"BTC/INR","price":"5000000","average_price":"0",' +
+  '"orig_qty":"0.001","executed_qty":"0","status":"OPEN","side":"BUY","exchange":"coinswitchx","order_source":"API_TRADING",' +
+  '"created_time":1763700000000,"updated_time":1763700000000}}';
+
+/** One order's worth of records: command, request, response, stream event. */
+function appendOrder(j: Journal, i: number, t: (fn: () => void) => void): void {
+  const id = `hg-${i}`;
+  t(() =>
+    j.command({
+      session: 1,
+      op: "new",
+      clientId: id,
+      symbol: "BTC/INR",
+      side: "buy",
+      type: "limit",
+      price: "5000000",
+      qty: "0.001",
+      tif: "GTC",
+    }),
+  );
+  t(() => j.request({ clientId: id, op: "create", method: "POST", path: "/trade/api/v2/order", attempt: 1 }));
+  t(() => j.response({ clientId: id, op: "create", status: 200, latencyUs: 640, body: BODY }));
+  t(() => j.event({ source: "spot-orders", clientId: id, body: BODY }));
+}
+
+/** Journals go where HFTGATE_BENCH_DIR says (default: the OS temp dir); say which disk in reports. */
+const baseDir = process.env.HFTGATE_BENCH_DIR ?? tmpdir();
+
+async function journalCase(format: JournalFormat, fsync: FsyncPolicy, orders: number) {
+  const dir = mkdtempSync(join(baseDir, "hftgate-bench-journal-"));
+  const j = Journal.open({ dir, format, fsync });
+  const h = newHistogram();
+  const timed = (fn: () => void) => {
+    const t0 = process.hrtime.bigint();
+    fn();
+    recordNs(h, process.hrtime.bigint() - t0);
+  };
+  // Warm-up, untimed.
+  for (let i = 0; i < 2000; i++) appendOrder(j, i, (fn) => fn());
+  await j.flush();
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < orders; i++) {
+    appendOrder(j, i, timed);
+    // Yield like an event loop under load would, so batches get written while appending.
+    if (i % 64 === 63) await new Promise((r) => setImmediate(r));
+  }
+  await j.flush();
+  const secs = Number(process.hrtime.bigint() - start) / 1e9;
+  const bytes = j.stats.bytes;
+  const records = j.stats.records;
+  const writes = j.stats.writes;
+  const path = j.path;
+  await j.close();
+  const back = readJournal(path).records.length;
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    append: summarize(h),
+    appends_per_s: Math.round((orders * 4) / secs),
+    bytes_per_record: Math.round(bytes / records),
+    records_per_write: Math.round(records / Math.max(1, writes)),
+    read_back_ok: back === records,
+  };
+}
+
+function unbatchedFloor(n: number) {
+  const dir = mkdtempSync(join(baseDir, "hftgate-bench-journal-"));
+  const fd = openSync(join(dir, "floor.ndjson"), "a");
+  const line = `${JSON.stringify({ k: "res", seq: 1, ts: Date.now(), clientId: "hg-1", status: 200, body: BODY })}\n`;
+  const r = timeSync(() => writeSync(fd, line), n, 1000);
+  closeSync(fd);
+  rmSync(dir, { recursive: true, force: true });
+  return r;
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const orders = 25_000;
+  const cases: Record<string, Awaited<ReturnType<typeof journalCase>>> = {};
+  // One untimed round of every case first, so no case pays for the JIT warming up the others.
+  for (const format of ["ndjson", "binary"] as const) await journalCase(format, "none", 5_000);
+  for (const format of ["ndjson", "binary"] as const) {
+    for (const [label, fsync] of [
+      ["none", "none"],
+      ["interval100ms", { intervalMs: 100 }],
+    ] as const) {
+      cases[`${format}_fsync_${label}`] = await journalCase(format, fsync, orders);
+    }
+  }
+  const floor = unbatchedFloor(20_000);
+
+  // Limiter: grant-now path on a bucket that never fills.
+  const lim = new RateLimiter({
+    table: {
+      ...DEFAULT_LIMIT_TABLE,
+      buckets: {
+        ...DEFAULT_LIMIT_TABLE.buckets,
+        "hft.order": { capacity: 1_000_000, windowMs: 1, cancelReserve: 10 },
+      },
+    },
+    marginMs: 0,
+  });
+  const acquire = timeSync(() => lim.acquire("hft.create"), 300_000);
+  const nowFloor = timeSync(() => performance.now(), 300_000);
+  lim.close();
+
+  // Risk: a passing limit order with every check enabled.
+  const gate = new RiskGate({
+    duplicateWindowMs: 0,
+    instruments: { "BTC/INR": { maxPosition: "10", maxSessionPosition: "5" } },
+  });
+  gate.addInstrument({
+    id: 1,
+    surface: "spot",
+    symbol: "BTC/INR",
+    venue: "coinswitchx",
+    base: "BTC",
+    quote: "INR",
+    tickSize: "1",
+    qtyStep: "0.0001",
+    minQty: "0.0002",
+    maxQty: "1",
+    minNotional: "100",
+    active: true,
+  });
+  gate.setReferencePrice(1, 5_000_000);
+  gate.onOpen("x", {
+    sessionId: 1,
+    instrumentId: 1,
+    side: "buy",
+    type: "limit",
+    priceTicks: 4_990_000,
+    qtyLots: 5,
+  });
+  const o: OrderIntent = {
+    sessionId: 1,
+    instrumentId: 1,
+    side: "buy",
+    type: "limit",
+    priceTicks: 5_000_000,
+    qtyLots: 10,
+  };
+  let fails = 0;
+  const risk = timeSync(() => {
+    if (gate.check(o) !== null) fails++;
+  }, 300_000);
+  const m = new Map([[1, o]]);
+  const mapFloor = timeSync(() => m.get(1), 300_000);
+
+  const nd = cases.ndjson_fsync_none!;
+  const bin = cases.binary_fsync_none!;
+  return {
+    journal: cases,
+    unbatched_writeSync_floor: floor,
+    ratios: {
+      binary_vs_ndjson_append_p50: ratio(bin.append.p50_us, nd.append.p50_us),
+      binary_vs_ndjson_appends_per_s: ratio(bin.appends_per_s, nd.appends_per_s),
+      ndjson_append_p50_vs_unbatched_writeSync_p50: ratio(nd.append.p50_us, floor.p50_us),
+      binary_vs_ndjson_bytes: ratio(bin.bytes_per_record, nd.bytes_per_record),
+    },
+    limiter_acquire: acquire,
+    limiter_floor_performance_now: nowFloor,
+    limiter_acquire_vs_floor_p50: ratio(acquire.p50_us, Math.max(0.01, nowFloor.p50_us)),
+    risk_check: risk,
+    risk_check_failures: fails,
+    risk_floor_map_get: mapFloor,
+    risk_check_vs_floor_p50: ratio(risk.p50_us, Math.max(0.01, mapFloor.p50_us)),
+  };
+}
