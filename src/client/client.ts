@@ -1,0 +1,390 @@
+/**
+ * TypeScript client for the hftgate binary protocol (src/protocol/PROTOCOL.md), on `ws`.
+ * `placeOrder()` returns the client order number at once; answers arrive as typed events. Tracks the
+ * session's seq (gap/duplicate detection), resumes from the last seen seq on reconnect, sends
+ * heartbeats and keeps a latency trace per order.
+ */
+import { EventEmitter } from "node:events";
+import WebSocket from "ws";
+import { monoNs } from "../protocol/clock.js";
+import {
+  type DecodeFailure,
+  decodeG2C,
+  encodeC2G,
+  type G2CHeader,
+  type G2CMessage,
+} from "../protocol/codec.js";
+import {
+  type Body,
+  type C2GName,
+  CancelAllScope,
+  CodPolicy,
+  type InstrumentRecordMsg,
+  OrdType,
+  QueryScope,
+  Tif,
+  WS_PATH,
+} from "../protocol/schema.js";
+
+export interface ClientOptions {
+  /** ws://host:port/v1/ws, or just ws://host:port (the path is added). */
+  url: string;
+  token: string;
+  /** Session identity; the same name resumes the same session. */
+  sessionName: string;
+  heartbeatMs?: number;
+  /** 0 none (default), 1 cancel this session's live orders on disconnect. */
+  codPolicy?: number;
+  /** Reconnect (and resume) automatically after an unexpected close. */
+  autoReconnect?: boolean;
+  reconnectDelayMs?: number;
+  /** Max orders kept in the latency trace map. */
+  traceCapacity?: number;
+}
+
+export interface OrderParams {
+  instrumentId: number;
+  side: number;
+  ordType?: number;
+  tif?: number;
+  priceTicks?: number;
+  qtyLots: number;
+  positionIdx?: number;
+  flags?: number;
+}
+
+/** Per-order latency trace. Client times and gateway times are the same host monotonic clock (ns). */
+export interface OrderTrace {
+  clOrdNo: number;
+  sendNs: number;
+  /** When the first answer (Ack, Reject or OutcomeUnknown) arrived. */
+  answerNs: number;
+  answer: "" | "Ack" | "Reject" | "OutcomeUnknown";
+  gwRecvNs: number;
+  gwSendNs: number;
+}
+
+type Ev<N extends G2CMessage["name"]> = [body: Body<N>, header: G2CHeader];
+export interface ClientEvents {
+  logon: [ack: Body<"LogonAck">];
+  ack: Ev<"Ack">;
+  reject: Ev<"Reject">;
+  update: Ev<"OrderUpdate">;
+  fill: Ev<"Fill">;
+  cancelReject: Ev<"CancelReject">;
+  unknown: Ev<"OutcomeUnknown">;
+  balance: Ev<"BalanceUpdate">;
+  position: Ev<"PositionUpdate">;
+  tradingState: Ev<"TradingState">;
+  credit: Ev<"Credit">;
+  protocolError: Ev<"Error">;
+  /** Sequence gap: messages expected..got-1 were never seen (should not happen with resume). */
+  gap: [expected: number, got: number];
+  /** Any decoded message, after the specific event. */
+  message: [msg: G2CMessage];
+  close: [code: number, reason: string];
+}
+
+export class LogonRejectedError extends Error {
+  override readonly name = "LogonRejectedError";
+  constructor(
+    readonly code: number,
+    text: string,
+  ) {
+    super(`logon rejected (${code}): ${text}`);
+  }
+}
+
+const EVENT_OF: Partial<Record<G2CMessage["name"], keyof ClientEvents>> = {
+  Ack: "ack",
+  Reject: "reject",
+  OrderUpdate: "update",
+  Fill: "fill",
+  CancelReject: "cancelReject",
+  OutcomeUnknown: "unknown",
+  BalanceUpdate: "balance",
+  PositionUpdate: "position",
+  TradingState: "tradingState",
+  Credit: "credit",
+  Error: "protocolError",
+};
+
+export class GatewayClient extends EventEmitter<ClientEvents> {
+  private ws: WebSocket | undefined;
+  /** Highest seq seen in this session; resume asks for lastSeq + 1. */
+  lastSeq = 0;
+  lastClOrdNo = 0;
+  sessionId = 0;
+  duplicates = 0;
+  private lastSendMs = 0;
+  private hbTimer: NodeJS.Timeout | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private closing = false;
+  private nextRequestId = 1;
+  private nextEcho = 1;
+  private readonly traces = new Map<number, OrderTrace>();
+  private readonly queries = new Map<
+    number,
+    { rows: Body<"OrderUpdate">[]; done: (r: Body<"OrderUpdate">[]) => void }
+  >();
+  private readonly instReqs = new Map<
+    number,
+    { rows: InstrumentRecordMsg[]; done: (r: InstrumentRecordMsg[]) => void }
+  >();
+  private readonly pings = new Map<number, { t0: number; done: (rttNs: number) => void }>();
+  private readonly opts: Required<ClientOptions>;
+
+  constructor(opts: ClientOptions) {
+    super();
+    const url = opts.url.endsWith(WS_PATH) ? opts.url : opts.url.replace(/\/?$/, WS_PATH);
+    this.opts = {
+      heartbeatMs: 1000,
+      codPolicy: CodPolicy.None,
+      autoReconnect: false,
+      reconnectDelayMs: 200,
+      traceCapacity: 100_000,
+      ...opts,
+      url,
+    };
+  }
+
+  get connected(): boolean {
+    return this.ws?.readyState === WebSocket.OPEN;
+  }
+
+  /** Opens the socket and logs on (resuming from lastSeq + 1 when this client saw messages before). */
+  connect(): Promise<Body<"LogonAck">> {
+    this.closing = false;
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(this.opts.url, { perMessageDeflate: false });
+      ws.binaryType = "nodebuffer";
+      this.ws = ws;
+      let loggedOn = false;
+      ws.on("open", () => {
+        this.send("Logon", {
+          token: this.opts.token,
+          sessionName: this.opts.sessionName,
+          heartbeatMs: this.opts.heartbeatMs,
+          codPolicy: this.opts.codPolicy,
+          resumeFromSeq: this.lastSeq > 0 ? this.lastSeq + 1 : 0,
+        });
+      });
+      ws.on("message", (data: Buffer) => {
+        const m = decodeG2C(data);
+        if (m.name === "LogonAck") {
+          loggedOn = true;
+          this.onLogonAck(m.header, m.body);
+          resolve(m.body);
+        } else if (m.name === "LogonReject") reject(new LogonRejectedError(m.body.code, m.body.text));
+        this.onMessage(m);
+      });
+      ws.on("error", (err) => {
+        if (!loggedOn) reject(err);
+      });
+      ws.on("close", (code, reason) => {
+        if (this.ws === ws) this.ws = undefined;
+        if (this.hbTimer) clearInterval(this.hbTimer);
+        if (!loggedOn) reject(new Error(`connection closed before logon (${code})`));
+        this.emit("close", code, reason.toString());
+        if (loggedOn && !this.closing && this.opts.autoReconnect) this.scheduleReconnect();
+      });
+    });
+  }
+
+  private scheduleReconnect(): void {
+    this.reconnectTimer = setTimeout(() => {
+      this.connect().catch(() => {
+        if (!this.closing) this.scheduleReconnect();
+      });
+    }, this.opts.reconnectDelayMs);
+  }
+
+  private onLogonAck(h: G2CHeader, ack: Body<"LogonAck">): void {
+    this.sessionId = h.sessionId;
+    if (ack.lastClOrdNo > this.lastClOrdNo) this.lastClOrdNo = ack.lastClOrdNo;
+    // A fresh (non-resumed) logon starts a new seq space only if the gateway says so.
+    if (!ack.resumed) this.lastSeq = 0;
+    else if (ack.replayCount === 0 && this.lastSeq === 0) this.lastSeq = ack.nextSeq - 1;
+    if (this.hbTimer) clearInterval(this.hbTimer);
+    const every = ack.heartbeatMs;
+    this.hbTimer = setInterval(
+      () => {
+        if (Date.now() - this.lastSendMs >= every) this.send("Heartbeat", { echo: 0 });
+      },
+      Math.max(20, every / 2),
+    );
+    this.hbTimer.unref();
+    this.emit("logon", ack);
+  }
+
+  private onMessage(m: G2CMessage | DecodeFailure): void {
+    if (m.name === undefined) return; // the gateway never sends malformed frames; ignore defensively
+    const seq = m.header.seq;
+    if (seq !== 0) {
+      if (seq <= this.lastSeq) {
+        this.duplicates++;
+        return;
+      }
+      if (seq !== this.lastSeq + 1 && this.lastSeq !== 0) this.emit("gap", this.lastSeq + 1, seq);
+      this.lastSeq = seq;
+    }
+    switch (m.name) {
+      case "Ack":
+      case "Reject":
+      case "OutcomeUnknown": {
+        const t = this.traces.get(m.body.clOrdNo);
+        if (t && t.answer === "") {
+          t.answerNs = monoNs();
+          t.answer = m.name;
+          t.gwRecvNs = m.header.recvNs;
+          t.gwSendNs = m.header.sendNs;
+        }
+        break;
+      }
+      case "OrderUpdate": {
+        const q = m.body.requestId !== 0 ? this.queries.get(m.body.requestId) : undefined;
+        if (q) q.rows.push(m.body);
+        break;
+      }
+      case "QueryEnd": {
+        const q = this.queries.get(m.body.requestId);
+        if (q) {
+          this.queries.delete(m.body.requestId);
+          q.done(q.rows);
+        }
+        break;
+      }
+      case "InstrumentsResponse": {
+        const r = this.instReqs.get(m.body.requestId);
+        if (r) {
+          r.rows.push(...m.body.instruments);
+          if (!m.body.more) {
+            this.instReqs.delete(m.body.requestId);
+            r.done(r.rows);
+          }
+        }
+        break;
+      }
+      case "HeartbeatOut": {
+        const p = m.body.echo !== 0 ? this.pings.get(m.body.echo) : undefined;
+        if (p) {
+          this.pings.delete(m.body.echo);
+          p.done(monoNs() - p.t0);
+        }
+        break;
+      }
+    }
+    const ev = EVENT_OF[m.name];
+    if (ev) (this.emit as (e: string, b: unknown, h: G2CHeader) => boolean)(ev, m.body, m.header);
+    this.emit("message", m);
+  }
+
+  private send<N extends C2GName>(name: N, body: Body<N>): void {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) throw new Error("not connected");
+    // Copy: the codec reuses its buffer and ws may hold the reference until the socket drains.
+    ws.send(Buffer.from(encodeC2G(name, body)));
+    this.lastSendMs = Date.now();
+  }
+
+  /** Sends a NewOrder and returns its client order number immediately. */
+  placeOrder(o: OrderParams): number {
+    const clOrdNo = ++this.lastClOrdNo;
+    const sendNs = monoNs();
+    this.send("NewOrder", {
+      clOrdNo,
+      instrumentId: o.instrumentId,
+      side: o.side,
+      ordType: o.ordType ?? OrdType.Limit,
+      tif: o.tif ?? Tif.GTC,
+      positionIdx: o.positionIdx ?? 0,
+      priceTicks: o.priceTicks ?? 0,
+      qtyLots: o.qtyLots,
+      flags: o.flags ?? 0,
+    });
+    if (this.traces.size >= this.opts.traceCapacity) {
+      this.traces.delete(this.traces.keys().next().value as number);
+    }
+    this.traces.set(clOrdNo, { clOrdNo, sendNs, answerNs: 0, answer: "", gwRecvNs: 0, gwSendNs: 0 });
+    return clOrdNo;
+  }
+
+  /** Cancels by client order number, or by exchange order id when given a string. */
+  cancel(order: number | string): void {
+    if (typeof order === "number") this.send("Cancel", { clOrdNo: order, exchangeOrderId: "" });
+    else this.send("Cancel", { clOrdNo: 0, exchangeOrderId: order });
+  }
+
+  /** Without an instrument: this session's live orders; with one: those on it; `account`: everything. */
+  cancelAll(instrumentId?: number, account = false): void {
+    const scope = account
+      ? CancelAllScope.Account
+      : instrumentId === undefined
+        ? CancelAllScope.Session
+        : CancelAllScope.SessionInstrument;
+    this.send("CancelAll", { scope, instrumentId: instrumentId ?? 0 });
+  }
+
+  /** One order (by clOrdNo) or, without an argument, all live orders of the session. */
+  query(clOrdNo?: number): Promise<Body<"OrderUpdate">[]> {
+    const requestId = this.nextRequestId++;
+    return new Promise((done) => {
+      this.queries.set(requestId, { rows: [], done });
+      this.send("Query", {
+        requestId,
+        scope: clOrdNo === undefined ? QueryScope.AllLive : QueryScope.One,
+        clOrdNo: clOrdNo ?? 0,
+      });
+    });
+  }
+
+  instruments(): Promise<InstrumentRecordMsg[]> {
+    const requestId = this.nextRequestId++;
+    return new Promise((done) => {
+      this.instReqs.set(requestId, { rows: [], done });
+      this.send("InstrumentsRequest", { requestId });
+    });
+  }
+
+  /** Round trip through the gateway (Heartbeat with echo); resolves with the RTT in ns. */
+  ping(): Promise<number> {
+    const echo = this.nextEcho++;
+    return new Promise((done) => {
+      this.pings.set(echo, { t0: monoNs(), done });
+      this.send("Heartbeat", { echo });
+    });
+  }
+
+  trace(clOrdNo: number): OrderTrace | undefined {
+    return this.traces.get(clOrdNo);
+  }
+
+  /** Sends raw bytes (tests and tools only). */
+  sendRaw(frame: Uint8Array | string): void {
+    this.ws?.send(frame);
+  }
+
+  /** Graceful logout; resolves when the socket has closed. */
+  logout(): Promise<void> {
+    this.closing = true;
+    return new Promise((done) => {
+      const ws = this.ws;
+      if (!ws || ws.readyState !== WebSocket.OPEN) return done();
+      ws.once("close", () => done());
+      this.send("Logout", {});
+    });
+  }
+
+  /** Closes the socket without a Logout (the gateway sees a disconnect). */
+  close(): Promise<void> {
+    this.closing = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.hbTimer) clearInterval(this.hbTimer);
+    return new Promise((done) => {
+      const ws = this.ws;
+      if (!ws || ws.readyState === WebSocket.CLOSED) return done();
+      ws.once("close", () => done());
+      ws.terminate();
+    });
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The boundary between the strategy-facing gateway and the order engine.
+ *
+ * The gateway decodes and validates frames, owns sessions (identity, sequencing, replay, heartbeats,
+ * back-pressure) and calls a `GatewayEngine` only with well-formed commands from logged-on sessions.
+ * The engine answers through the `SessionSink` (implemented by the gateway), addressing sessions by
+ * id. Command objects passed to the engine are fresh plain objects the engine may keep.
+ */
+import type { Instrument } from "../domain/types.js";
+import type { Body } from "../protocol/schema.js";
+
+export type NewOrderCmd = Body<"NewOrder">;
+export type CancelCmd = Body<"Cancel">;
+export type CancelAllCmd = Body<"CancelAll">;
+export type QueryCmd = Body<"Query">;
+/** One order's state as the engine reports it (`requestId` is filled in by the gateway for queries). */
+export type OrderUpdateBody = Body<"OrderUpdate">;
+
+/** A strategy session as the engine sees it. `name` is the identity a reconnect resumes. */
+export interface SessionInfo {
+  readonly sessionId: number;
+  readonly name: string;
+  /** CodPolicy: 0 none, 1 cancel the session's live orders on disconnect / missed heartbeats. */
+  readonly codPolicy: number;
+  readonly connected: boolean;
+}
+
+/** Why a session's connection ended (passed to `onDisconnect`). */
+export type DisconnectReason = "closed" | "logout" | "missed-heartbeats" | "slow-consumer" | "shutdown";
+
+/** Implemented by the engine; every method is called synchronously from the gateway's event loop. */
+export interface GatewayEngine {
+  /**
+   * Tradable instruments. Used to validate `NewOrder.instrumentId` / `CancelAll` and to answer
+   * InstrumentsRequest. Return the same array object while nothing changes (the gateway caches by identity).
+   */
+  instruments(): readonly Instrument[];
+  /** A session logged on (`resumed` = it existed before, e.g. a reconnect). */
+  onLogon(session: SessionInfo, resumed: boolean): void;
+  /**
+   * A validated new order: clOrdNo strictly increasing for the session, known active instrument,
+   * qtyLots ≥ 1, priceTicks ≥ 1 for limits. Answer with Ack / Reject / OutcomeUnknown via the sink.
+   */
+  onNewOrder(session: SessionInfo, cmd: NewOrderCmd, recvNs: number): void;
+  /** Cancel by clOrdNo (≠ 0) or by exchangeOrderId (clOrdNo = 0). Answer with OrderUpdate or CancelReject. */
+  onCancel(session: SessionInfo, cmd: CancelCmd, recvNs: number): void;
+  /** Scope 1 session, 2 session+instrument, 3 the whole account. Results as OrderUpdates. */
+  onCancelAll(session: SessionInfo, cmd: CancelAllCmd, recvNs: number): void;
+  /**
+   * Synchronous state query: scope 1 → the order `cmd.clOrdNo` (or none), scope 2 → every live order of
+   * the session. The gateway sends one OrderUpdate per entry (with `requestId`) and then QueryEnd.
+   */
+  onQuery(session: SessionInfo, cmd: QueryCmd): readonly OrderUpdateBody[];
+  /**
+   * The session's connection ended. When `cancelOrders` is true (policy 1) the engine must cancel the
+   * session's live orders; the results are sequenced into the session and replayed on resume.
+   */
+  onDisconnect(session: SessionInfo, reason: DisconnectReason, cancelOrders: boolean): void;
+}
+
+/** Messages the engine may push to a session. */
+export type EngineMessage =
+  | "Ack"
+  | "Reject"
+  | "OrderUpdate"
+  | "Fill"
+  | "CancelReject"
+  | "OutcomeUnknown"
+  | "BalanceUpdate"
+  | "PositionUpdate"
+  | "TradingState"
+  | "Credit";
+
+/** Implemented by the gateway; the engine's only way to reach strategies. */
+export interface SessionSink {
+  /**
+   * Sequences `body` into the session (stored for replay) and sends it when connected. `recvNs` is the
+   * gateway receive time of the command this answers (0 / omitted when unsolicited). Returns the seq,
+   * or 0 when the session id is unknown.
+   */
+  send<N extends EngineMessage>(sessionId: number, name: N, body: Body<N>, recvNs?: number): number;
+  /** Sends to every known session (e.g. TradingState, Credit); returns how many sessions got it. */
+  broadcast<N extends EngineMessage>(name: N, body: Body<N>): number;
+  /** Runs `fn` with the session's socket corked so a burst (Ack + OrderUpdate + Fill) leaves in one write. */
+  cork(sessionId: number, fn: () => void): void;
+  session(sessionId: number): SessionInfo | undefined;
+  sessions(): readonly SessionInfo[];
+}
+
+/** Plain-HTTP routes served on the gateway's port; the engine / telemetry provide the content. */
+export interface HttpReply {
+  status?: number;
+  contentType?: string;
+  body: string;
+}
+export interface HttpHooks {
+  health?: () => HttpReply;
+  metrics?: () => HttpReply;
+}

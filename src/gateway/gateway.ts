@@ -1,0 +1,587 @@
+/**
+ * The strategy-facing gateway: sessions over the binary protocol (src/protocol/PROTOCOL.md §3),
+ * validation before anything reaches the engine, sequencing with a replay ring, heartbeats,
+ * cancel-on-disconnect, back-pressure. Transport-neutral: runs on uWebSockets.js or on `ws`.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Instrument } from "../domain/types.js";
+import { monoNs } from "../protocol/clock.js";
+import { type C2GMessage, decodeC2G, encodeG2C } from "../protocol/codec.js";
+import {
+  type Body,
+  CancelAllScope,
+  CODES,
+  type CodeName,
+  CodPolicy,
+  type G2CName,
+  INSTRUMENTS_PER_FRAME,
+  type InstrumentRecordMsg,
+  OrdType,
+  QueryScope,
+  RejectSource,
+  TradingStateValue,
+  WS_PATH,
+} from "../protocol/schema.js";
+import type {
+  DisconnectReason,
+  EngineMessage,
+  GatewayEngine,
+  HttpHooks,
+  HttpReply,
+  SessionInfo,
+  SessionSink,
+} from "./engineApi.js";
+import { detectUws, type UwsReport } from "./native.js";
+import { ReplayRing } from "./ring.js";
+import { type Conn, type RunningTransport, startUwsTransport, startWsTransport } from "./transport.js";
+
+export interface GatewayLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface GatewayConfig {
+  /** Required logon token (config or HFTGATE_TOKEN). */
+  token: string;
+  host?: string;
+  /** 7700 by default; 0 picks an ephemeral port (tests). */
+  port?: number;
+  /** "auto" uses native uWebSockets.js when it loads, else `ws`; "ws" forces the pure-JS server. */
+  transport?: "auto" | "uws" | "ws";
+  /** Delay before answering a bad token (slows guessing); 250 ms. */
+  badTokenDelayMs?: number;
+  /** Default heartbeat interval when Logon asks for 0; 1000 ms. */
+  heartbeatMs?: number;
+  /** Intervals without inbound traffic before the connection is dropped; 3. */
+  missedHeartbeats?: number;
+  /** A connection that has not logged on within this time is closed; 5000 ms. */
+  logonTimeoutMs?: number;
+  /** Sequenced frames kept per session for resume; 4096. */
+  ringSize?: number;
+  /** Unsent bytes per connection before it is closed as a slow consumer; 1 MiB. */
+  maxBufferedBytes?: number;
+  http?: HttpHooks;
+  logger?: GatewayLogger;
+}
+
+export const CLOSE = {
+  Normal: 1000,
+  Shutdown: 1001,
+  LogonRejected: 4001,
+  MissedHeartbeats: 4002,
+  SlowConsumer: 4008,
+};
+
+const stderrLogger: GatewayLogger = {
+  info: () => {},
+  warn: (obj, msg) => process.stderr.write(`hftgate gateway WARN: ${msg} ${JSON.stringify(obj)}\n`),
+};
+
+class Session implements SessionInfo {
+  nextSeq = 1;
+  lastClOrdNo = 0;
+  codPolicy: number = CodPolicy.None;
+  heartbeatMs = 1000;
+  link: Link | undefined;
+  readonly ring: ReplayRing;
+  constructor(
+    readonly sessionId: number,
+    readonly name: string,
+    ringSize: number,
+  ) {
+    this.ring = new ReplayRing(ringSize);
+  }
+  get connected(): boolean {
+    return this.link !== undefined;
+  }
+}
+
+interface Link {
+  readonly conn: Conn;
+  session: Session | undefined;
+  openedMs: number;
+  lastRecvMs: number;
+  lastSendMs: number;
+  closed: boolean;
+  /** A logon is being answered (bad-token delay running). */
+  logonPending: boolean;
+  closeReason: DisconnectReason;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Scratch header for unsequenced frames (seq 0); the codec copies it into the frame at once. */
+const UNSEQ_HDR = { sessionId: 0, seq: 0, recvNs: 0, sendNs: 0 };
+
+function sha256(s: string): Buffer {
+  return createHash("sha256").update(s, "utf8").digest();
+}
+
+function toRecord(i: Instrument): InstrumentRecordMsg {
+  return {
+    instrumentId: i.id,
+    surface: i.surface === "spot" ? 1 : 2,
+    active: i.active ? 1 : 0,
+    symbol: i.symbol,
+    venue: i.venue,
+    tickSize: i.tickSize,
+    qtyStep: i.qtyStep,
+    minQty: i.minQty,
+    maxQty: i.maxQty,
+    minNotional: i.minNotional,
+  };
+}
+
+export class Gateway implements SessionSink {
+  readonly uws: UwsReport;
+  private transport: RunningTransport | undefined;
+  private readonly bySession = new Map<number, Session>();
+  private readonly byName = new Map<string, Session>();
+  private readonly links = new Set<Link>();
+  private nextSessionId = 1;
+  private instArr: readonly Instrument[] | undefined;
+  private instById = new Map<number, Instrument>();
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly tokenDigest: Buffer;
+  private readonly cfg: Required<Omit<GatewayConfig, "http" | "logger">>;
+  private readonly log: GatewayLogger;
+  /** Counters for /metrics and tests. */
+  readonly stats = { framesIn: 0, errors: 0, rejects: 0, slowConsumers: 0, badTokens: 0 };
+
+  constructor(
+    private readonly engine: GatewayEngine,
+    config: GatewayConfig,
+  ) {
+    if (!config.token) throw new Error("gateway token is required (config gateway.token or HFTGATE_TOKEN)");
+    this.cfg = {
+      token: config.token,
+      host: config.host ?? "127.0.0.1",
+      port: config.port ?? 7700,
+      transport: config.transport ?? "auto",
+      badTokenDelayMs: config.badTokenDelayMs ?? 250,
+      heartbeatMs: config.heartbeatMs ?? 1000,
+      missedHeartbeats: config.missedHeartbeats ?? 3,
+      logonTimeoutMs: config.logonTimeoutMs ?? 5000,
+      ringSize: config.ringSize ?? 4096,
+      maxBufferedBytes: config.maxBufferedBytes ?? 1 << 20,
+    };
+    this.http = config.http ?? {};
+    this.log = config.logger ?? stderrLogger;
+    this.tokenDigest = sha256(config.token);
+    this.uws = detectUws();
+  }
+  private readonly http: HttpHooks;
+
+  get port(): number {
+    return this.transport?.port ?? 0;
+  }
+  /** "uws-native" or "ws" once started. */
+  get transportKind(): string {
+    return this.transport?.kind ?? "stopped";
+  }
+  get url(): string {
+    return `ws://${this.cfg.host}:${this.port}${WS_PATH}`;
+  }
+
+  async start(): Promise<this> {
+    const opts = {
+      host: this.cfg.host,
+      port: this.cfg.port,
+      maxPayload: 64 * 1024,
+      maxBackpressure: this.cfg.maxBufferedBytes * 2,
+    };
+    const handlers = {
+      open: (conn: Conn) => this.onOpen(conn),
+      message: (link: Link, data: Buffer, isBinary: boolean) => this.onFrame(link, data, isBinary),
+      close: (link: Link) => this.onClose(link),
+      http: (route: "health" | "metrics") => this.onHttp(route),
+    };
+    const wantNative = this.cfg.transport !== "ws";
+    if (wantNative && this.uws.native) this.transport = await startUwsTransport(opts, handlers);
+    else {
+      if (wantNative) {
+        this.log.warn(
+          { binary: this.uws.binary, reason: this.uws.reason },
+          "!!! uWebSockets.js native binary NOT available: falling back to the pure-JS `ws` server (slower) !!!",
+        );
+      } else this.log.warn({}, "gateway running on the pure-JS `ws` server (transport=ws configured)");
+      this.transport = await startWsTransport(opts, handlers);
+    }
+    this.sweeper = setInterval(() => this.sweep(), 50);
+    this.sweeper.unref();
+    this.log.info({ url: this.url, transport: this.transport.kind, uws: this.uws }, "gateway listening");
+    return this;
+  }
+
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    for (const l of this.links) {
+      l.closeReason = "shutdown";
+      if (l.timer) clearTimeout(l.timer);
+    }
+    await this.transport?.close();
+    this.transport = undefined;
+  }
+
+  // ---- SessionSink ----
+
+  send<N extends EngineMessage>(sessionId: number, name: N, body: Body<N>, recvNs = 0): number {
+    const s = this.bySession.get(sessionId);
+    return s ? this.sendSeq(s, name, body, recvNs) : 0;
+  }
+
+  broadcast<N extends EngineMessage>(name: N, body: Body<N>): number {
+    for (const s of this.bySession.values()) this.sendSeq(s, name, body, 0);
+    return this.bySession.size;
+  }
+
+  cork(sessionId: number, fn: () => void): void {
+    const l = this.bySession.get(sessionId)?.link;
+    if (l && !l.closed) l.conn.cork(fn);
+    else fn();
+  }
+
+  session(sessionId: number): SessionInfo | undefined {
+    return this.bySession.get(sessionId);
+  }
+
+  sessions(): readonly SessionInfo[] {
+    return [...this.bySession.values()];
+  }
+
+  // ---- sending ----
+
+  private sendSeq<N extends G2CName>(s: Session, name: N, body: Body<N>, recvNs: number): number {
+    const seq = s.nextSeq++;
+    const frame = encodeG2C(name, { sessionId: s.sessionId, seq, recvNs, sendNs: monoNs() }, body);
+    s.ring.push(seq, frame);
+    if (s.link) this.transmit(s.link, frame);
+    return seq;
+  }
+
+  private sendUnseq<N extends G2CName>(l: Link, name: N, body: Body<N>, recvNs: number): void {
+    const h = UNSEQ_HDR;
+    h.sessionId = l.session?.sessionId ?? 0;
+    h.recvNs = recvNs;
+    h.sendNs = monoNs();
+    this.transmit(l, encodeG2C(name, h, body));
+  }
+
+  private transmit(l: Link, frame: Uint8Array): void {
+    if (l.closed) return;
+    const r = l.conn.send(frame);
+    l.lastSendMs = Date.now();
+    if (r === 2 || l.conn.buffered() > this.cfg.maxBufferedBytes) this.slowConsumer(l);
+  }
+
+  private slowConsumer(l: Link): void {
+    this.stats.slowConsumers++;
+    this.log.warn(
+      { sessionId: l.session?.sessionId, buffered: l.conn.buffered() },
+      "closing slow consumer (messages kept for resume)",
+    );
+    this.drop(l, "slow-consumer", CLOSE.SlowConsumer, "slow consumer");
+  }
+
+  private drop(l: Link, reason: DisconnectReason, code: number, text: string): void {
+    if (l.closed) return;
+    l.closeReason = reason;
+    l.closed = true; // nothing more is sent on it
+    this.detach(l);
+    l.conn.end(code, text);
+  }
+
+  /** Error for a bad frame: sequenced when a session exists, seq 0 before logon. */
+  private sendError(l: Link, code: CodeName, offendingType: number, recvNs: number): void {
+    this.stats.errors++;
+    const c = CODES[code];
+    const body = { code: c.code, offendingType, text: c.text };
+    if (l.session) this.sendSeq(l.session, "Error", body, recvNs);
+    else this.sendUnseq(l, "Error", body, recvNs);
+  }
+
+  private reject(s: Session, clOrdNo: number, code: CodeName, recvNs: number): void {
+    this.stats.rejects++;
+    const c = CODES[code];
+    this.sendSeq(
+      s,
+      "Reject",
+      { clOrdNo, code: c.code, source: RejectSource[c.source], retryable: c.retryable ? 1 : 0, text: c.text },
+      recvNs,
+    );
+  }
+
+  // ---- transport events ----
+
+  private onOpen(conn: Conn): Link {
+    const now = Date.now();
+    const l: Link = {
+      conn,
+      session: undefined,
+      openedMs: now,
+      lastRecvMs: now,
+      lastSendMs: now,
+      closed: false,
+      logonPending: false,
+      closeReason: "closed",
+      timer: undefined,
+    };
+    this.links.add(l);
+    return l;
+  }
+
+  private onClose(l: Link): void {
+    this.links.delete(l);
+    if (l.timer) clearTimeout(l.timer);
+    l.closed = true;
+    this.detach(l);
+  }
+
+  /** Unbinds the link from its session once and tells the engine. */
+  private detach(l: Link): void {
+    const s = l.session;
+    if (!s || s.link !== l) return;
+    s.link = undefined;
+    this.engine.onDisconnect(s, l.closeReason, s.codPolicy === CodPolicy.CancelOnDisconnect);
+  }
+
+  private onHttp(route: "health" | "metrics"): HttpReply {
+    const hook = this.http[route];
+    if (hook) return hook();
+    if (route === "health") {
+      return {
+        contentType: "application/json",
+        body: JSON.stringify({ status: "ok", transport: this.transportKind, sessions: this.bySession.size }),
+      };
+    }
+    return { body: "" };
+  }
+
+  private onFrame(l: Link, data: Buffer, isBinary: boolean): void {
+    const recvNs = monoNs();
+    l.lastRecvMs = Date.now();
+    this.stats.framesIn++;
+    if (l.closed) return;
+    if (!isBinary) {
+      this.sendError(l, "TextFrame", 0, recvNs);
+      return;
+    }
+    const m = decodeC2G(data);
+    if (m.name === undefined) {
+      this.sendError(l, m.error, m.type, recvNs);
+      return;
+    }
+    const s = l.session;
+    if (m.name === "Logon") {
+      this.onLogon(l, m.body, recvNs);
+      return;
+    }
+    if (!s) {
+      this.sendError(l, "NotLoggedOn", m.type, recvNs);
+      return;
+    }
+    this.dispatch(l, s, m, recvNs);
+  }
+
+  private dispatch(l: Link, s: Session, m: C2GMessage, recvNs: number): void {
+    switch (m.name) {
+      case "NewOrder":
+        this.onNewOrder(s, m.body, recvNs);
+        return;
+      case "Cancel": {
+        const b = m.body;
+        if (b.clOrdNo > s.lastClOrdNo || (b.clOrdNo === 0 && b.exchangeOrderId === "")) {
+          this.sendSeq(
+            s,
+            "CancelReject",
+            { clOrdNo: b.clOrdNo, reason: 4, exchangeOrderId: b.exchangeOrderId, text: "unknown order" },
+            recvNs,
+          );
+          return;
+        }
+        this.engine.onCancel(s, b, recvNs);
+        return;
+      }
+      case "CancelAll": {
+        const b = m.body;
+        if (b.scope === CancelAllScope.SessionInstrument && !this.instrument(b.instrumentId)) {
+          this.sendError(l, "UnknownInstrument", m.type, recvNs);
+          return;
+        }
+        this.engine.onCancelAll(s, b, recvNs);
+        return;
+      }
+      case "Query":
+        this.onQuery(s, m.body, recvNs);
+        return;
+      case "InstrumentsRequest":
+        this.onInstruments(s, m.body.requestId, recvNs);
+        return;
+      case "Heartbeat":
+        if (m.body.echo !== 0) this.sendUnseq(l, "HeartbeatOut", { echo: m.body.echo }, recvNs);
+        return;
+      case "Logout":
+        this.drop(l, "logout", CLOSE.Normal, "logout");
+        return;
+    }
+  }
+
+  private onNewOrder(s: Session, b: Body<"NewOrder">, recvNs: number): void {
+    if (b.clOrdNo <= s.lastClOrdNo || b.clOrdNo === 0) {
+      this.reject(s, b.clOrdNo, "ClOrdNoNotIncreasing", recvNs);
+      return;
+    }
+    s.lastClOrdNo = b.clOrdNo;
+    const inst = this.instrument(b.instrumentId);
+    if (!inst) {
+      this.reject(s, b.clOrdNo, "UnknownInstrument", recvNs);
+      return;
+    }
+    if (!inst.active) {
+      this.reject(s, b.clOrdNo, "InstrumentInactive", recvNs);
+      return;
+    }
+    if (b.qtyLots === 0) {
+      this.reject(s, b.clOrdNo, "BadQuantity", recvNs);
+      return;
+    }
+    if (b.ordType === OrdType.Limit && b.priceTicks === 0) {
+      this.reject(s, b.clOrdNo, "BadPrice", recvNs);
+      return;
+    }
+    this.engine.onNewOrder(s, b, recvNs);
+  }
+
+  private onQuery(s: Session, b: Body<"Query">, recvNs: number): void {
+    const rows = b.scope === QueryScope.One && b.clOrdNo > s.lastClOrdNo ? [] : this.engine.onQuery(s, b);
+    const cork = () => {
+      for (const r of rows) this.sendSeq(s, "OrderUpdate", { ...r, requestId: b.requestId }, recvNs);
+      this.sendSeq(s, "QueryEnd", { requestId: b.requestId, count: rows.length }, recvNs);
+    };
+    if (rows.length > 0) this.cork(s.sessionId, cork);
+    else this.sendSeq(s, "QueryEnd", { requestId: b.requestId, count: 0 }, recvNs);
+  }
+
+  private onInstruments(s: Session, requestId: number, recvNs: number): void {
+    const all = this.engine.instruments();
+    let i = 0;
+    do {
+      const page = all.slice(i, i + INSTRUMENTS_PER_FRAME).map(toRecord);
+      i += INSTRUMENTS_PER_FRAME;
+      const more = i < all.length ? 1 : 0;
+      this.sendSeq(
+        s,
+        "InstrumentsResponse",
+        { requestId, more, count: page.length, instruments: page },
+        recvNs,
+      );
+    } while (i < all.length);
+  }
+
+  private instrument(id: number): Instrument | undefined {
+    const arr = this.engine.instruments();
+    if (arr !== this.instArr) {
+      this.instArr = arr;
+      this.instById = new Map(arr.map((x) => [x.id, x]));
+    }
+    return this.instById.get(id);
+  }
+
+  // ---- logon ----
+
+  private onLogon(l: Link, b: Body<"Logon">, recvNs: number): void {
+    if (l.session || l.logonPending) {
+      this.sendError(l, "AlreadyLoggedOn", 0x01, recvNs);
+      return;
+    }
+    const given = sha256(b.token);
+    if (!timingSafeEqual(given, this.tokenDigest)) {
+      this.stats.badTokens++;
+      l.logonPending = true;
+      l.timer = setTimeout(() => this.logonReject(l, "BadToken", recvNs), this.cfg.badTokenDelayMs);
+      return;
+    }
+    const existing = b.sessionName === "" ? undefined : this.byName.get(b.sessionName);
+    if (existing?.link) {
+      this.logonReject(l, "SessionInUse", recvNs);
+      return;
+    }
+    const from = b.resumeFromSeq;
+    if (from > 0) {
+      const next = existing ? existing.nextSeq : 1;
+      const oldest = existing ? existing.ring.oldestSeq() || next : 1;
+      if (from > next || from < oldest) {
+        this.logonReject(l, "ResumeOutOfRange", recvNs);
+        return;
+      }
+    }
+    let s = existing;
+    if (!s) {
+      const id = this.nextSessionId++;
+      s = new Session(id, b.sessionName === "" ? `anon-${id}` : b.sessionName, this.cfg.ringSize);
+      this.bySession.set(id, s);
+      this.byName.set(s.name, s);
+    }
+    s.codPolicy = b.codPolicy;
+    s.heartbeatMs =
+      b.heartbeatMs === 0 ? this.cfg.heartbeatMs : Math.min(60_000, Math.max(100, b.heartbeatMs));
+    s.link = l;
+    l.session = s;
+    const replay = from > 0 ? [...s.ring.from(from)] : [];
+    const resumed = existing !== undefined;
+    l.conn.cork(() => {
+      this.sendUnseq(
+        l,
+        "LogonAck",
+        {
+          nextSeq: s.nextSeq,
+          replayFromSeq: replay.length > 0 ? from : 0,
+          replayCount: replay.length,
+          lastClOrdNo: s.lastClOrdNo,
+          heartbeatMs: s.heartbeatMs,
+          wallClockMs: Date.now(),
+          tradingState: TradingStateValue.Active,
+          resumed: resumed ? 1 : 0,
+        },
+        recvNs,
+      );
+      for (const f of replay) this.transmit(l, f);
+    });
+    this.engine.onLogon(s, resumed);
+  }
+
+  private logonReject(l: Link, code: CodeName, recvNs: number): void {
+    l.timer = undefined;
+    if (l.closed) return;
+    const c = CODES[code];
+    this.sendUnseq(l, "LogonReject", { code: c.code, text: c.text }, recvNs);
+    l.closed = true;
+    l.conn.end(CLOSE.LogonRejected, c.text);
+  }
+
+  // ---- timers ----
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const l of this.links) {
+      if (l.closed) continue;
+      const s = l.session;
+      if (!s) {
+        if (!l.logonPending && now - l.openedMs > this.cfg.logonTimeoutMs) {
+          l.closed = true;
+          l.conn.end(CLOSE.LogonRejected, "no logon");
+        }
+        continue;
+      }
+      if (now - l.lastRecvMs > s.heartbeatMs * this.cfg.missedHeartbeats) {
+        this.drop(l, "missed-heartbeats", CLOSE.MissedHeartbeats, "missed heartbeats");
+      } else if (now - l.lastSendMs >= s.heartbeatMs) {
+        this.sendUnseq(l, "HeartbeatOut", { echo: 0 }, 0);
+      }
+    }
+  }
+}
+
+/** Creates and starts a gateway. The caller should log `gateway.uws` (native or fallback). */
+export async function startGateway(engine: GatewayEngine, config: GatewayConfig): Promise<Gateway> {
+  return new Gateway(engine, config).start();
+}
