@@ -40,7 +40,16 @@ export function gridOf(inst: Pick<Instrument, "tickSize" | "qtyStep">): Grid {
 }
 
 /** A decimal-string quantity in whole lots; off-grid or malformed is an error. */
+const PLAIN_DEC = /^\d+(?:\.\d+)?$/;
+
 export function lotsOf(text: string, g: Grid): number {
+  // Fast path: a float division that lands within a billionth of a step of a whole number is that
+  // number; anything else (off-grid, or too many digits for a double) takes the exact decimal path.
+  if (PLAIN_DEC.test(text)) {
+    const v = Number(text);
+    const n = Math.round(v / g.stepNum);
+    if (Number.isSafeInteger(n) && Math.abs(v - n * g.stepNum) <= g.stepNum * 1e-9) return n;
+  }
   const d = tryParseDec(text);
   if (d === undefined) throw new NormalizeError(`bad quantity ${JSON.stringify(text.slice(0, 40))}`);
   const n = stepsOf(d, g.step);
