@@ -82,8 +82,9 @@ export class Streams implements EngineListener {
       const ns = this.io.of(`/${ex}`);
       ns.on("connection", (socket) => {
         for (const ev of PUBLIC_EVENTS) {
-          socket.on(ev, (msg: SubscribeMsg) => {
+          socket.on(ev, (msg: SubscribeMsg, ack?: unknown) => {
             if (msg === null || typeof msg !== "object" || typeof msg.pair !== "string") return;
+            if (typeof ack === "function") (ack as (r: unknown) => void)({ ok: true });
             const room = `${ev}:${msg.pair.toUpperCase()}`;
             if (msg.event === "subscribe") {
               socket.join(room);
@@ -107,19 +108,27 @@ export class Streams implements EngineListener {
   ): Namespace {
     const ns = this.io.of(name);
     ns.on("connection", (socket) => {
-      socket.on(event, (msg: SubscribeMsg) => {
-        // `event` must be exactly "subscribe" [docs]; unknown keys are ignored silently [assumed].
+      socket.on(event, (msg: SubscribeMsg, ack?: unknown) => {
+        // `event` must be exactly "subscribe" [docs]; unknown keys get no data [assumed]. An optional
+        // Socket.IO ack reports the outcome (an extension; the venue's reply is not documented).
+        const reply = typeof ack === "function" ? (ack as (r: unknown) => void) : undefined;
         if (
           msg === null ||
           typeof msg !== "object" ||
           msg.event !== "subscribe" ||
           typeof msg.apikey !== "string"
-        )
+        ) {
+          reply?.({ subscribed: false, message: 'expected {"event":"subscribe","apikey":...}' });
           return;
+        }
         const key = msg.apikey.toLowerCase();
-        if (!isRegistered(key)) return;
+        if (!isRegistered(key)) {
+          reply?.({ subscribed: false, message: "unknown apikey" });
+          return;
+        }
         socket.join(key);
         onSubscribe?.(socket, key);
+        reply?.({ subscribed: true });
       });
     });
     return ns;
