@@ -4,7 +4,7 @@
  * Create and cancel have an explicit fast path: validated body by concatenation, header array built
  * directly, signature from the pre-signer ring.
  */
-import { Pool } from "undici";
+import { type Dispatcher, Pool } from "undici";
 import type { RequestSigner } from "../auth/requestSigner.js";
 import { encodeQuery, wireTarget } from "../auth/signedMessage.js";
 import type { Surface } from "../domain/types.js";
@@ -231,23 +231,19 @@ export class RestClient {
 
   // ---------- transport and parsing ----------
 
-  /** Sends a prepared request and returns the unwrapped payload (`data` on Spot, `result` on v5). */
-  async send<T>(req: PreparedRequest): Promise<T> {
+  /**
+   * Sends a prepared request and returns the unwrapped payload (`data` on Spot, `result` on v5).
+   * Uses undici's dispatch API with a small collector: measurably cheaper than `request` (no stream).
+   */
+  send<T>(req: PreparedRequest): Promise<T> {
     const ep = req.endpoint;
     const pool = ep.surface === "spot" ? this.spotPool : this.hftPool;
-    let res: Awaited<ReturnType<Pool["request"]>>;
-    try {
-      res = await pool.request({ method: ep.method, path: req.path, headers: req.headers, body: req.body });
-    } catch (err) {
-      throw transportError(err, ep.id);
-    }
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (err) {
-      throw transportError(err, ep.id);
-    }
-    return parseResponse(ep, res.statusCode, res.headers["retry-after"], text) as T;
+    return new Promise<T>((resolve, reject) => {
+      pool.dispatch(
+        { method: ep.method, path: req.path, headers: req.headers, body: req.body },
+        new Collector(ep, resolve as (v: unknown) => void, reject),
+      );
+    });
   }
 
   /** Any catalogue endpoint: `query` is signed decoded and sent encoded; `body` is a JSON value. */
@@ -369,6 +365,50 @@ export class RestClient {
     if (r?.timeSecond !== undefined) return Number(r.timeSecond) * 1000;
     if (typeof r?.time === "number") return r.time;
     throw new ResponseShapeError("market time: no time field", "hft.marketTime", 200);
+  }
+}
+
+/** Collects one response and settles the caller's promise through parseResponse. */
+class Collector implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private retryAfter: unknown;
+  private first: Buffer | undefined;
+  private rest: Buffer[] | undefined;
+
+  constructor(
+    private readonly ep: Endpoint,
+    private readonly resolve: (v: unknown) => void,
+    private readonly reject: (e: unknown) => void,
+  ) {}
+
+  onRequestStart(): void {}
+
+  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Record<string, unknown>): void {
+    this.status = status;
+    this.retryAfter = headers["retry-after"];
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.first === undefined) {
+      this.first = chunk;
+      return;
+    }
+    if (this.rest === undefined) this.rest = [this.first];
+    this.rest.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const buf = this.rest !== undefined ? Buffer.concat(this.rest) : this.first;
+    const text = buf === undefined ? "" : buf.toString("utf8");
+    try {
+      this.resolve(parseResponse(this.ep, this.status, this.retryAfter, text));
+    } catch (err) {
+      this.reject(err);
+    }
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.reject(transportError(err, this.ep.id));
   }
 }
 
