@@ -36,8 +36,9 @@ export function formatRecord(r: JournalRecord, bodyMax = 300): string {
       return `${head} request  ${r.op} ${r.method} ${r.path}${r.attempt !== undefined ? ` attempt=${r.attempt}` : ""}`;
     case "res": {
       const status = r.status === 0 ? "no answer" : `HTTP ${r.status}`;
-      const lat = r.latencyUs === undefined ? "" : ` in ${r.latencyUs} µs`;
-      return `${head} response ${r.op ?? ""} ${status}${lat} ${clip(r.body, bodyMax)}`.replace(/ {2,}/g, " ");
+      const lat = r.latencyUs === undefined ? "" : `in ${r.latencyUs} µs`;
+      const parts = [r.op, status, lat, clip(r.body, bodyMax)].filter((p) => p !== undefined && p !== "");
+      return `${head} response ${parts.join(" ")}`;
     }
     case "evt":
       return `${head} event    ${r.source} ${clip(r.body, bodyMax)}`;
