@@ -55,7 +55,7 @@ export class EpochSource {
     if (e < now) e = now;
     const bound = now + this.maxAheadMs;
     if (e > bound) {
-      e = bound > this.last ? bound : this.last;
+      e = Math.max(bound, this.last);
       this.capped++;
     }
     this.last = e;
