@@ -46,3 +46,36 @@ export function formatRecord(r: JournalRecord, bodyMax = 300): string {
       return `${head} note     ${r.text}`;
   }
 }
+
+export interface UnresolvedRequest {
+  readonly clientId: string;
+  readonly op: string;
+  /** The request record (its seq and path). */
+  readonly request: JournalRecord;
+  /** "no-response": the journal ends before an answer (the process died); "unknown": timeout, reset or 5xx. */
+  readonly why: "no-response" | "unknown";
+}
+
+/**
+ * Requests whose outcome the journal does not know, last request per (client id, op). After a
+ * restart these are the orders to resolve by client id (targeted query or the reconciler) before
+ * anything is re-sent.
+ */
+export function unresolvedRequests(records: Iterable<JournalRecord>): UnresolvedRequest[] {
+  const open = new Map<string, UnresolvedRequest>();
+  for (const r of records) {
+    if (r.clientId === undefined) continue;
+    if (r.k === "req") {
+      const key = `${r.clientId}|${r.op}`;
+      open.delete(key); // keep insertion order = order of the latest request
+      open.set(key, { clientId: r.clientId, op: r.op, request: r, why: "no-response" });
+    } else if (r.k === "res") {
+      const key = `${r.clientId}|${r.op ?? ""}`;
+      const u = open.get(key);
+      if (u === undefined) continue;
+      if (r.status === 0 || r.status >= 500) open.set(key, { ...u, why: "unknown" });
+      else open.delete(key);
+    }
+  }
+  return [...open.values()];
+}

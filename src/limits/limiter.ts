@@ -18,7 +18,8 @@ import {
 } from "./classes.js";
 import { SlidingLog } from "./window.js";
 
-export type LimitRejectReason = "RATE_LIMITED" | "CIRCUIT_OPEN" | "DEADLINE" | "CLOSED";
+/** WITHDRAWN: the caller took back queued work (e.g. the order was cancelled before it was sent). */
+export type LimitRejectReason = "RATE_LIMITED" | "CIRCUIT_OPEN" | "DEADLINE" | "CLOSED" | "WITHDRAWN";
 
 export interface Granted {
   readonly status: "granted";
@@ -34,6 +35,8 @@ export interface Queued {
   readonly status: "queued";
   /** Settles with a grant (send now) or a rejection (do not send). Never rejects as a promise. */
   readonly done: Promise<Granted | Rejected>;
+  /** Takes the request out of the queue (settling `done` with WITHDRAWN); false if already settled. */
+  withdraw(): boolean;
 }
 export type AcquireResult = Granted | Rejected | Queued;
 
@@ -205,10 +208,21 @@ export class RateLimiter {
     const done = new Promise<Granted | Rejected>((r) => {
       resolve = r;
     });
-    b.queues[KIND_PRIORITY[kind]]!.push({ cls, kind, deadline: now + deadlineMs, resolve });
+    const q = b.queues[KIND_PRIORITY[kind]]!;
+    const w: Waiter = { cls, kind, deadline: now + deadlineMs, resolve };
+    q.push(w);
     b.queued++;
     this.pump(b);
-    return { status: "queued", done };
+    const withdraw = (): boolean => {
+      const i = q.indexOf(w);
+      if (i === -1) return false;
+      q.splice(i, 1);
+      b.queued--;
+      w.resolve(reject(cls, "WITHDRAWN", 0));
+      this.pump(b);
+      return true;
+    };
+    return { status: "queued", done, withdraw };
   }
 
   /** Tokens left for the class's own kind of request right now (0 while its circuit is not closed). */

@@ -20,6 +20,7 @@ import {
   orderHistories,
   readJournal,
   replayJournals,
+  unresolvedRequests,
 } from "../../src/journal/index.js";
 
 const dirs: string[] = [];
@@ -270,5 +271,30 @@ describe("journal defaults", () => {
     expect(j.format).toBe("binary");
     expect(j.path).toMatch(/hftgate-20260102\.hgj$/);
     expect(readJournal(j.path).format).toBe("binary");
+  });
+});
+
+describe("unresolved requests after a crash", () => {
+  it("lists requests with no answer or an unknown outcome, latest per order and op", async () => {
+    const j = mk();
+    j.request({ clientId: "a", op: "create", method: "POST", path: "/v5/order/create" });
+    j.response({ clientId: "a", op: "create", status: 200, body: "{}" });
+    j.request({ clientId: "b", op: "create", method: "POST", path: "/v5/order/create" });
+    j.response({ clientId: "b", op: "create", status: 0 });
+    j.request({ clientId: "c", op: "create", method: "POST", path: "/v5/order/create" });
+    j.response({ clientId: "c", op: "create", status: 503, body: "busy" });
+    j.request({ clientId: "c", op: "query", method: "GET", path: "/v5/order/realtime?orderLinkId=c" });
+    j.response({ clientId: "c", op: "query", status: 200, body: "{}" });
+    j.request({ clientId: "a", op: "cancel", method: "POST", path: "/v5/order/cancel" });
+    j.request({ clientId: "d", op: "create", method: "POST", path: "/v5/order/create" });
+    j.response({ clientId: "d", op: "create", status: 400, body: "{}" }); // a definite answer
+    await j.close();
+    const u = unresolvedRequests(readJournal(j.path).records);
+    expect(u.map((x) => `${x.clientId}:${x.op}:${x.why}`)).toEqual([
+      "b:create:unknown",
+      "c:create:unknown",
+      "a:cancel:no-response",
+    ]);
+    expect(u[2]!.request.seq).toBe(9);
   });
 });

@@ -270,3 +270,22 @@ describe("RateLimiter", () => {
     expect((lim.acquire("spot.tds") as Rejected).reason).toBe("CLOSED");
   });
 });
+
+describe("withdrawing queued work", () => {
+  it("frees the place in the queue and settles with WITHDRAWN", async () => {
+    const clock = new ManualClock();
+    const lim = new RateLimiter({ table: small, marginMs: 0, clock, timers: clock });
+    for (let i = 0; i < 5; i++) lim.acquire("spot.tds");
+    const a = lim.acquire("spot.tds", "query", 5000);
+    const b = lim.acquire("spot.tds", "query", 5000);
+    if (a.status !== "queued" || b.status !== "queued") throw new Error("expected queued");
+    expect(a.withdraw()).toBe(true);
+    expect(a.withdraw()).toBe(false);
+    expect(((await a.done) as Rejected).reason).toBe("WITHDRAWN");
+    clock.advance(1000);
+    expect((await b.done).status).toBe("granted");
+    expect(b.withdraw()).toBe(false);
+    expect(lim.credit("spot.tds")).toBe(4);
+    lim.close();
+  });
+});
