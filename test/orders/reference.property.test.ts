@@ -215,45 +215,80 @@ function lifecycle(seed: number, clientId: string): Truth {
   }
 }
 
-/** Delivers the messages: shuffled within causality, duplicated, partly dropped; then the snapshot. */
+/**
+ * Delivers the messages: shuffled, duplicated, partly dropped, some stripped of the client id; then the
+ * snapshot. Causality: messages the venue produced after our cancel are only delivered once the cancel
+ * has actually been sent (at once, or when a held cancel is released by the ack).
+ */
+/** How often the interesting paths ran, so the test proves it exercised them. */
+const tally = { held: 0, releasedAfterHold: 0, buffered: 0, unknownCreate: 0 };
+
 function deliver(store: OrderStore, o: Order, t: Truth, seed: number, onEach: () => void): void {
   const r = rng(seed ^ 0x5bd1e995);
-  const tCancel = 0.5 + r();
-  const timed: Array<{ at: number; m: Msg | "cancel" }> = [];
-  for (const m of t.msgs) {
-    if (m.rest === "createOutcome") {
-      timed.push({ at: t.cancels ? r() * 0.5 : r() * 2, m });
-      continue;
+  const shuffle = <T>(xs: T[]): T[] => {
+    for (let i = xs.length - 1; i > 0; i--) {
+      const j = Math.floor(r() * (i + 1));
+      [xs[i], xs[j]] = [xs[j]!, xs[i]!];
     }
-    if (m.rest === "cancelOutcome") {
-      timed.push({ at: tCancel + r() * (2 - tCancel), m });
-      continue;
-    }
-    const copies = r() < 0.2 ? 2 : 1;
-    for (let i = 0; i < copies; i++) {
+    return xs;
+  };
+  const copies = (m: Msg): Array<Msg | "cancel"> => {
+    if (m.rest !== "") return [m];
+    const out: Msg[] = [];
+    const n = r() < 0.2 ? 2 : 1;
+    for (let i = 0; i < n; i++) {
       if (r() < 0.3) continue; // dropped
-      const lo = m.after ? tCancel : 0;
       const e = { ...m.e, source: r() < 0.5 ? Source.Stream : Source.Poll };
-      // Some stream messages carry only the exchange id: they must wait for the ack (or the snapshot).
+      // Some messages carry only the exchange id: they must wait for the ack (or the snapshot).
       if (r() < 0.3) e.clientId = "";
-      timed.push({ at: lo + r() * (2 - lo), m: { ...m, e } });
+      out.push({ ...m, e });
     }
-  }
-  if (t.cancels) timed.push({ at: tCancel, m: "cancel" });
-  timed.sort((a, b) => a.at - b.at);
-  let cancelSent = false;
-  for (const { m } of timed) {
+    return out;
+  };
+  const before: Array<Msg | "cancel"> = t.msgs.filter((m) => !m.after).flatMap(copies);
+  const after: Array<Msg | "cancel"> = t.msgs.filter((m) => m.after).flatMap(copies);
+  if (t.cancels) before.push("cancel");
+  let queue = shuffle(before);
+  let sent = false;
+  let held = false;
+  let unlocked = !t.cancels;
+  const unlock = (i: number, withOutcome: boolean) => {
+    unlocked = true;
+    const rest = queue
+      .slice(i + 1)
+      .concat(after.filter((m) => m === "cancel" || m.rest === "" || withOutcome));
+    queue = queue.slice(0, i + 1).concat(shuffle(rest));
+  };
+  for (let i = 0; i < queue.length; i++) {
+    const m = queue[i]!;
     if (m === "cancel") {
       const d = store.requestCancel(o.clientId);
-      cancelSent = d.kind === "send";
+      if (d.kind === "send") {
+        sent = true;
+        unlock(i, true);
+      } else if (d.kind === "reject") unlock(i, false);
+      else {
+        held = true;
+        tally.held++;
+      }
       onEach();
       continue;
     }
-    // A cancel outcome only exists if our cancel was actually sent.
-    if (m.rest === "cancelOutcome" && !cancelSent) continue;
     store.apply(m.e);
     onEach();
+    // A held cancel is released (sent) when the ack makes the order cancellable.
+    if (store.orphanCount > 0) tally.buffered++;
+    if (o.status === Status.Unknown) tally.unknownCreate++;
+    if (!unlocked && !sent && o.status === Status.PendingCancel) {
+      if (held) tally.releasedAfterHold++;
+      sent = true;
+      unlock(i, true);
+    } else if (!unlocked && held && !o.cancelHeld) {
+      // Resolved without sending (e.g. the venue raised the expiry first): nothing went out.
+      unlock(i, false);
+    }
   }
+  expect(unlocked, "the cancel was never sent or refused").toBe(true);
   for (const e of t.snapshot) {
     store.apply(e);
     onEach();
@@ -293,5 +328,9 @@ describe("reference model: shuffled, duplicated, dropped venue events + final sn
       }),
       { numRuns: 3000 },
     );
+    expect(tally.held).toBeGreaterThan(0);
+    expect(tally.releasedAfterHold).toBeGreaterThan(0);
+    expect(tally.buffered).toBeGreaterThan(0);
+    expect(tally.unknownCreate).toBeGreaterThan(0);
   });
 });
