@@ -55,6 +55,8 @@ export interface CreateCounters {
 }
 
 const SYNTHETIC_ID = "synthetic";
+/** Per-account order history bound: past it, the oldest terminal orders are forgotten (long benchmark runs). */
+const MAX_ORDERS = 200_000;
 
 export class Engine {
   readonly opts: SimOptions;
@@ -154,6 +156,7 @@ export class Engine {
     acct.spotOrders.set(o.id, o);
     if (o.clientId !== "") acct.spotByClient.set(o.clientId, o);
     acct.spotList.push(o);
+    if (acct.spotList.length > MAX_ORDERS) this.prune(acct, MAX_ORDERS / 2);
     this.created.spot++;
     this.emitSpot(o);
     this.match(o);
@@ -275,6 +278,7 @@ export class Engine {
     acct.hftOrders.set(o.id, o);
     if (o.clientId !== "") acct.hftByLink.set(o.clientId, o);
     acct.hftList.push(o);
+    if (acct.hftList.length > MAX_ORDERS) this.prune(acct, MAX_ORDERS / 2);
     this.created.hft++;
     const limit = req.market ? (req.buy ? Number.MAX_SAFE_INTEGER : 0) : req.priceTicks;
     if (req.tif === "FOK" && book.availableTo(req.buy, limit, o.leavesLots) < o.leavesLots) {
