@@ -5,7 +5,7 @@
  * changes to one listener object (no per-event closures).
  */
 
-import { copyEvent, type OrderEvent, Source } from "./event.js";
+import { copyEvent, newEvent, type OrderEvent, resetEvent, Source } from "./event.js";
 import { type CancelDecision, cancelGuard } from "./guards.js";
 import { ClientIdMinter, monoNs, type NewOrderRequest, newOrder, type Order } from "./order.js";
 import { EVENT_COUNT, Ev, isVenueStatusEvent, STATUS_NAMES, Status, TERMINAL } from "./status.js";
@@ -122,6 +122,7 @@ export class OrderStore {
     overfill: false,
     buffered: false,
   };
+  private readonly scratch: OrderEvent = newEvent();
   private readonly fill: FillReport = { execId: "", lots: 0, pxTicks: 0, fee: 0, synthetic: false, tsNs: 0 };
   /** Totals: events applied, status changes, fills, overfills, events for unknown orders. */
   readonly stats = { events: 0, transitions: 0, fills: 0, overfills: 0, unknownOrder: 0 };
@@ -262,6 +263,48 @@ export class OrderStore {
     o.cancelSentNs = nowNs;
     this.afterStatusChange(o, prev, Ev.CancelRequested, nowNs);
     return d;
+  }
+
+  // ---------- REST outcomes (the engine's shorthand for building an event) ----------
+
+  /** The create request left the process (first send or a same-id resend). */
+  markSent(clientId: string, nowNs: number = monoNs()): ApplyResult {
+    return this.apply(this.restEvent(Ev.Submitted, clientId, "", "", nowNs));
+  }
+
+  /** REST create answered with the exchange order id. */
+  ackCreate(clientId: string, exchangeId: string, nowNs: number = monoNs()): ApplyResult {
+    return this.apply(this.restEvent(Ev.CreateAcked, clientId, exchangeId, "", nowNs));
+  }
+
+  /** REST create definitely refused (never call this for timeouts, resets or 5xx). */
+  rejectCreate(clientId: string, reason: string, nowNs: number = monoNs()): ApplyResult {
+    return this.apply(this.restEvent(Ev.CreateRejected, clientId, "", reason, nowNs));
+  }
+
+  /** REST create outcome ambiguous (timeout, reset, 5xx): the order becomes Unknown. */
+  createUnknown(clientId: string, nowNs: number = monoNs()): ApplyResult {
+    return this.apply(this.restEvent(Ev.CreateOutcomeUnknown, clientId, "", "", nowNs));
+  }
+
+  /** REST cancel outcome: CancelAcked, CancelRejected or CancelOutcomeUnknown. */
+  cancelOutcome(
+    clientId: string,
+    kind: typeof Ev.CancelAcked | typeof Ev.CancelRejected | typeof Ev.CancelOutcomeUnknown,
+    nowNs: number = monoNs(),
+    reason = "",
+  ): ApplyResult {
+    return this.apply(this.restEvent(kind, clientId, "", reason, nowNs));
+  }
+
+  private restEvent(kind: Ev, clientId: string, exchangeId: string, reason: string, ts: number): OrderEvent {
+    const e = resetEvent(this.scratch, kind);
+    e.source = Source.Rest;
+    e.clientId = clientId;
+    e.exchangeId = exchangeId;
+    e.reason = reason;
+    e.tsNs = ts;
+    return e;
   }
 
   // ---------- events ----------

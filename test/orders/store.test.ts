@@ -260,3 +260,37 @@ describe("OrderStore: unknown and early events", () => {
     expect(store.byClientId(o.clientId)).toBeUndefined();
   });
 });
+
+describe("OrderStore: REST shorthands for the engine", () => {
+  it("markSent / ackCreate / cancelOutcome / rejectCreate / createUnknown", () => {
+    const { store, rec } = storeWithRecorder();
+    const a = store.create(req(1), 1);
+    store.markSent(a.clientId, 2);
+    expect(a).toMatchObject({ sentNs: 2, sends: 1 });
+    expect(store.ackCreate(a.clientId, "XA", 3)).toMatchObject({ status: Status.New, changed: true });
+    store.requestCancel(a.clientId, 4);
+    store.cancelOutcome(a.clientId, Ev.CancelOutcomeUnknown, 5);
+    expect(a.status).toBe(Status.PendingCancel);
+    store.cancelOutcome(a.clientId, Ev.CancelAcked, 6);
+    expect(a.status).toBe(Status.CancellationRaised);
+
+    const b = store.create(req(2), 1);
+    store.markSent(b.clientId, 2);
+    store.createUnknown(b.clientId, 3);
+    expect(b.status).toBe(Status.Unknown);
+    store.markSent(b.clientId, 4); // same-id resend
+    expect(b.sends).toBe(2);
+    store.rejectCreate(b.clientId, "bad price", 5);
+    expect(b).toMatchObject({ status: Status.Rejected, rejectReason: "bad price", doneNs: 5 });
+    // A REST outcome for an id the store never minted is counted, not kept.
+    expect(store.ackCreate("ghost", "XG")).toMatchObject({ order: undefined, buffered: false });
+    expect(store.orphanCount).toBe(0);
+    expect(rec.updates.map((u) => u.status)).toEqual([
+      Status.New,
+      Status.PendingCancel,
+      Status.CancellationRaised,
+      Status.Unknown,
+      Status.Rejected,
+    ]);
+  });
+});
