@@ -39,7 +39,7 @@ export interface ClockOptions {
   warnMs?: number;
   /** Refuse to sign above this absolute offset (ms). Default 60,000. */
   refuseMs?: number;
-  /** Called with a human-readable warning (no secrets involved). */
+  /** Called with a human-readable warning (no secrets involved). Default: process.emitWarning. */
   onWarn?: (message: string, offsetMs: number) => void;
 }
 
@@ -63,6 +63,7 @@ export class ClockSync {
       resyncMs: 60_000,
       warnMs: 5_000,
       refuseMs: 60_000,
+      onWarn: (message: string) => process.emitWarning(message, "ClockWarning"),
       ...opts,
     };
   }

@@ -83,7 +83,7 @@ beforeAll(async () => {
     hftBaseUrl: s.url,
     http: { headersTimeoutMs: 300, connections: 2, prewarm: 2 },
     presign: { horizonMs: 100, refillMs: 10 },
-    clock: { samples: 3, resyncMs: 0 },
+    clock: { samples: 3, resyncMs: 0, onWarn: () => {} },
   });
   await stack.start();
   stack.client.setGrid("hft", "BTCUSDT", makeGrid("0.1", "0.001"));
