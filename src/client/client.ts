@@ -18,6 +18,7 @@ import {
   type Body,
   type C2GName,
   CancelAllScope,
+  CODES,
   CodPolicy,
   type InstrumentRecordMsg,
   OrdType,
@@ -83,6 +84,11 @@ export interface ClientEvents {
   /** Any decoded message, after the specific event. */
   message: [msg: G2CMessage];
   close: [code: number, reason: string];
+  /**
+   * A reconnect could not resume (the gateway no longer holds the missed messages, or restarted): the
+   * client logged on without replay; `query()` the live orders to rebuild state.
+   */
+  resumeLost: [lastSeq: number];
 }
 
 export class LogonRejectedError extends Error {
@@ -117,6 +123,7 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
   sessionId = 0;
   duplicates = 0;
   private lastSendMs = 0;
+  private lastRecvMs = 0;
   private hbTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closing = false;
@@ -170,6 +177,7 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
         });
       });
       ws.on("message", (data: Buffer) => {
+        this.lastRecvMs = Date.now();
         const m = decodeG2C(data);
         if (m.name === "LogonAck") {
           loggedOn = true;
@@ -193,8 +201,16 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
 
   private scheduleReconnect(): void {
     this.reconnectTimer = setTimeout(() => {
-      this.connect().catch(() => {
-        if (!this.closing) this.scheduleReconnect();
+      this.connect().catch((err: unknown) => {
+        if (this.closing) return;
+        if (err instanceof LogonRejectedError) {
+          if (err.code === CODES.ResumeOutOfRange.code) {
+            const lost = this.lastSeq;
+            this.lastSeq = 0;
+            this.emit("resumeLost", lost);
+          } else if (err.code === CODES.BadToken.code) return; // retrying cannot help
+        }
+        this.scheduleReconnect();
       });
     }, this.opts.reconnectDelayMs);
   }
@@ -206,10 +222,14 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
     if (!ack.resumed) this.lastSeq = 0;
     else if (ack.replayCount === 0 && this.lastSeq === 0) this.lastSeq = ack.nextSeq - 1;
     if (this.hbTimer) clearInterval(this.hbTimer);
+    this.lastRecvMs = Date.now();
     const every = ack.heartbeatMs;
     this.hbTimer = setInterval(
       () => {
-        if (Date.now() - this.lastSendMs >= every) this.send("Heartbeat", { echo: 0 });
+        const now = Date.now();
+        // A gateway silent for 3 intervals is gone even if no close arrived: drop and (maybe) reconnect.
+        if (now - this.lastRecvMs > 3 * every) this.ws?.terminate();
+        else if (this.connected && now - this.lastSendMs >= every) this.send("Heartbeat", { echo: 0 });
       },
       Math.max(20, every / 2),
     );

@@ -28,13 +28,18 @@ export interface SessionInfo {
 /** Why a session's connection ended (passed to `onDisconnect`). */
 export type DisconnectReason = "closed" | "logout" | "missed-heartbeats" | "slow-consumer" | "shutdown";
 
-/** Implemented by the engine; every method is called synchronously from the gateway's event loop. */
+/**
+ * Implemented by the engine; every method is called synchronously from the gateway's event loop.
+ * If a command handler throws, the gateway logs it and answers Reject/Error code 500 (Internal).
+ */
 export interface GatewayEngine {
   /**
    * Tradable instruments. Used to validate `NewOrder.instrumentId` / `CancelAll` and to answer
    * InstrumentsRequest. Return the same array object while nothing changes (the gateway caches by identity).
    */
   instruments(): readonly Instrument[];
+  /** Account trading state for LogonAck (TradingState enum: 1 active, 2 reducing, 3 halted); default 1. */
+  tradingState?(): number;
   /** A session logged on (`resumed` = it existed before, e.g. a reconnect). */
   onLogon(session: SessionInfo, resumed: boolean): void;
   /**

@@ -10,6 +10,7 @@ import { type C2GMessage, decodeC2G, encodeG2C } from "../protocol/codec.js";
 import {
   type Body,
   CancelAllScope,
+  CancelRejectReason,
   CODES,
   type CodeName,
   CodPolicy,
@@ -41,8 +42,8 @@ export interface GatewayLogger {
 }
 
 export interface GatewayConfig {
-  /** Required logon token (config or HFTGATE_TOKEN). */
-  token: string;
+  /** Required logon token; when omitted, the HFTGATE_TOKEN environment variable. */
+  token?: string;
   host?: string;
   /** 7700 by default; 0 picks an ephemeral port (tests). */
   port?: number;
@@ -109,6 +110,8 @@ interface Link {
   timer: NodeJS.Timeout | undefined;
 }
 
+/** Scratch header for sequenced frames (no allocation per message); the codec copies it at once. */
+const SEQ_HDR = { sessionId: 0, seq: 0, recvNs: 0, sendNs: 0 };
 /** Scratch header for unsequenced frames (seq 0); the codec copies it into the frame at once. */
 const UNSEQ_HDR = { sessionId: 0, seq: 0, recvNs: 0, sendNs: 0 };
 
@@ -151,9 +154,10 @@ export class Gateway implements SessionSink {
     private readonly engine: GatewayEngine,
     config: GatewayConfig,
   ) {
-    if (!config.token) throw new Error("gateway token is required (config gateway.token or HFTGATE_TOKEN)");
+    const token = config.token || process.env.HFTGATE_TOKEN;
+    if (!token) throw new Error("gateway token is required (config gateway.token or HFTGATE_TOKEN)");
     this.cfg = {
-      token: config.token,
+      token,
       host: config.host ?? "127.0.0.1",
       port: config.port ?? 7700,
       transport: config.transport ?? "auto",
@@ -166,7 +170,7 @@ export class Gateway implements SessionSink {
     };
     this.http = config.http ?? {};
     this.log = config.logger ?? stderrLogger;
-    this.tokenDigest = sha256(config.token);
+    this.tokenDigest = sha256(token);
     this.uws = detectUws();
   }
   private readonly http: HttpHooks;
@@ -252,7 +256,12 @@ export class Gateway implements SessionSink {
 
   private sendSeq<N extends G2CName>(s: Session, name: N, body: Body<N>, recvNs: number): number {
     const seq = s.nextSeq++;
-    const frame = encodeG2C(name, { sessionId: s.sessionId, seq, recvNs, sendNs: monoNs() }, body);
+    const h = SEQ_HDR;
+    h.sessionId = s.sessionId;
+    h.seq = seq;
+    h.recvNs = recvNs;
+    h.sendNs = monoNs();
+    const frame = encodeG2C(name, h, body);
     s.ring.push(seq, frame);
     if (s.link) this.transmit(s.link, frame);
     return seq;
@@ -341,7 +350,11 @@ export class Gateway implements SessionSink {
     const s = l.session;
     if (!s || s.link !== l) return;
     s.link = undefined;
-    this.engine.onDisconnect(s, l.closeReason, s.codPolicy === CodPolicy.CancelOnDisconnect);
+    try {
+      this.engine.onDisconnect(s, l.closeReason, s.codPolicy === CodPolicy.CancelOnDisconnect);
+    } catch (err) {
+      this.log.warn({ sessionId: s.sessionId, err: String(err) }, "engine.onDisconnect threw");
+    }
   }
 
   private onHttp(route: "health" | "metrics"): HttpReply {
@@ -379,7 +392,21 @@ export class Gateway implements SessionSink {
       this.sendError(l, "NotLoggedOn", m.type, recvNs);
       return;
     }
-    this.dispatch(l, s, m, recvNs);
+    // The one guard at the engine boundary: an engine bug must not take the gateway (or other sessions) down.
+    try {
+      this.dispatch(l, s, m, recvNs);
+    } catch (err) {
+      this.engineFault(l, s, m, err, recvNs);
+    }
+  }
+
+  private engineFault(l: Link, s: Session, m: C2GMessage, err: unknown, recvNs: number): void {
+    this.log.warn(
+      { sessionId: s.sessionId, type: m.name, err: String(err) },
+      "engine threw while handling a command",
+    );
+    if (m.name === "NewOrder") this.reject(s, m.body.clOrdNo, "Internal", recvNs);
+    else this.sendError(l, "Internal", m.type, recvNs);
   }
 
   private dispatch(l: Link, s: Session, m: C2GMessage, recvNs: number): void {
@@ -393,7 +420,12 @@ export class Gateway implements SessionSink {
           this.sendSeq(
             s,
             "CancelReject",
-            { clOrdNo: b.clOrdNo, reason: 4, exchangeOrderId: b.exchangeOrderId, text: "unknown order" },
+            {
+              clOrdNo: b.clOrdNo,
+              reason: CancelRejectReason.UnknownOrder,
+              exchangeOrderId: b.exchangeOrderId,
+              text: "unknown order",
+            },
             recvNs,
           );
           return;
@@ -539,14 +571,18 @@ export class Gateway implements SessionSink {
           lastClOrdNo: s.lastClOrdNo,
           heartbeatMs: s.heartbeatMs,
           wallClockMs: Date.now(),
-          tradingState: TradingStateValue.Active,
+          tradingState: this.engine.tradingState?.() ?? TradingStateValue.Active,
           resumed: resumed ? 1 : 0,
         },
         recvNs,
       );
       for (const f of replay) this.transmit(l, f);
     });
-    this.engine.onLogon(s, resumed);
+    try {
+      this.engine.onLogon(s, resumed);
+    } catch (err) {
+      this.log.warn({ sessionId: s.sessionId, err: String(err) }, "engine.onLogon threw");
+    }
   }
 
   private logonReject(l: Link, code: CodeName, recvNs: number): void {
