@@ -66,6 +66,8 @@ export interface OrderStoreOptions {
   maxExecIds?: number;
   /** Events kept for orders the store does not know (yet), across all ids. */
   maxOrphans?: number;
+  /** Keep events for client ids the store never created, for the reconciler (default true). */
+  keepOrphans?: boolean;
   /** A PendingNew older than this (ns since sent) needs resolution. */
   pendingNewDeadlineNs?: number;
   /** A PendingCancel older than this (ns since the cancel was sent) needs resolution. */
@@ -108,6 +110,7 @@ export class OrderStore {
   private readonly maxHistory: number;
   private readonly maxExecIds: number;
   private readonly maxOrphans: number;
+  private readonly keepOrphans: boolean;
   private readonly pendingNewDeadlineNs: number;
   private readonly pendingCancelDeadlineNs: number;
   private readonly dropCounts = new Float64Array(DROP_REASONS.length);
@@ -133,6 +136,7 @@ export class OrderStore {
     this.maxHistory = opts.maxHistory ?? 16;
     this.maxExecIds = opts.maxExecIds ?? 64;
     this.maxOrphans = opts.maxOrphans ?? 10_000;
+    this.keepOrphans = opts.keepOrphans ?? true;
     this.pendingNewDeadlineNs = opts.pendingNewDeadlineNs ?? 2_000_000_000;
     this.pendingCancelDeadlineNs = opts.pendingCancelDeadlineNs ?? 2_000_000_000;
   }
@@ -319,6 +323,12 @@ export class OrderStore {
     r.overfill = false;
     r.buffered = false;
     this.stats.events++;
+    if (!validEvent(ev)) {
+      this.dropCounts[DROP_REASON_INDEX.bad_event]! += 1;
+      r.order = undefined;
+      r.drop = "bad_event";
+      return r;
+    }
 
     let o: Order | undefined;
     if (ev.clientId !== "") o = this.byClient.get(ev.clientId);
@@ -568,7 +578,7 @@ export class OrderStore {
     this.dropCounts[DROP_REASON_INDEX.unknown_order]! += 1;
     this.result.drop = "unknown_order";
     // Our own REST outcomes always name an order we created; anything else is kept for later.
-    if (ev.source === Source.Rest) return;
+    if (ev.source === Source.Rest || !this.keepOrphans) return;
     const key = ev.exchangeId !== "" ? ev.exchangeId : ev.clientId !== "" ? `c:${ev.clientId}` : "";
     if (key === "") return;
     let list = this.pending.get(key);
@@ -633,6 +643,15 @@ export class OrderStore {
     this.live.delete(o);
     this.liveBySession.get(o.sessionId)?.delete(o);
   }
+}
+
+/** Cheap shape checks: producers are ours, but a bug upstream must not corrupt an order. */
+function validEvent(ev: OrderEvent): boolean {
+  const k = ev.kind;
+  if (!(k >= 0 && k < EVENT_COUNT) || (k | 0) !== k) return false;
+  if (k === Ev.Fill) return Number.isSafeInteger(ev.lots) && ev.lots > 0 && ev.pxTicks >= 0;
+  const c = ev.cumLots;
+  return c === -1 || (Number.isSafeInteger(c) && c >= 0);
 }
 
 /** "Filled", "Cancelled", ... for logs and the protocol's text fields. */

@@ -294,3 +294,22 @@ describe("OrderStore: REST shorthands for the engine", () => {
     ]);
   });
 });
+
+describe("OrderStore: malformed events", () => {
+  it("are counted as bad_event and change nothing", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.ackCreate(o.clientId, "X");
+    const bad = [
+      ev(99 as Ev, { clientId: o.clientId }),
+      ev(Ev.Fill, { clientId: o.clientId, execId: "a", lots: 0 }),
+      ev(Ev.Fill, { clientId: o.clientId, execId: "b", lots: 1.5 }),
+      ev(Ev.Fill, { clientId: o.clientId, execId: "c", lots: Number.NaN }),
+      ev(Ev.VenuePartiallyFilled, { clientId: o.clientId, cumLots: 2.5 }),
+      ev(Ev.VenueFilled, { clientId: o.clientId, cumLots: -3 }),
+    ];
+    for (const e of bad) expect(store.apply(e).drop).toBe("bad_event");
+    expect(store.dropCount("bad_event")).toBe(bad.length);
+    expect(o).toMatchObject({ status: Status.New, filledLots: 0 });
+  });
+});
