@@ -172,7 +172,7 @@ export class Engine {
 
   spotCancel(acct: Account, orderId: string): Result<SimOrder> {
     const o = acct.spotOrders.get(orderId);
-    if (o === undefined) return fail(400, `order_id ${orderId} not found`);
+    if (o === undefined) return fail(404, `Order not found: order_id ${orderId}`);
     switch (o.spotStatus) {
       case "OPEN":
       case "PARTIALLY_EXECUTED":

@@ -113,7 +113,7 @@ describe("Spot cancel (two-phase) and expiry", () => {
     const again = await cancel(o.order_id);
     expect(again.status).toBe(400);
     expect(again.json.message).toMatch(/already CANCELLED/);
-    expect((await cancel("no-such-id")).status).toBe(400);
+    expect((await cancel("no-such-id")).status).toBe(404);
   });
 
   it("a fill during CANCELLATION_RAISED counts; partial stays CANCELLED, full becomes EXECUTED", async () => {
