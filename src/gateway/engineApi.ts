@@ -23,6 +23,8 @@ export interface SessionInfo {
   /** CodPolicy: 0 none, 1 cancel the session's live orders on disconnect / missed heartbeats. */
   readonly codPolicy: number;
   readonly connected: boolean;
+  /** Logged on with the admin token (may use kill switch / trading-state commands the engine offers). */
+  readonly admin: boolean;
 }
 
 /** Why a session's connection ended (passed to `onDisconnect`). */

@@ -43,7 +43,9 @@ export interface GatewayLogger {
 
 export interface GatewayConfig {
   /** Required logon token; when omitted, the HFTGATE_TOKEN environment variable. */
-  token?: string;
+  token?: string | null;
+  /** Token for privileged sessions (SessionInfo.admin = true); HFTGATE_ADMIN_TOKEN when omitted; none if unset. */
+  adminToken?: string | null;
   host?: string;
   /** 7700 by default; 0 picks an ephemeral port (tests). */
   port?: number;
@@ -58,7 +60,7 @@ export interface GatewayConfig {
   /** A connection that has not logged on within this time is closed; 5000 ms. */
   logonTimeoutMs?: number;
   /** Sequenced frames kept per session for resume; 4096. */
-  ringSize?: number;
+  resumeRing?: number;
   /** Unsent bytes per connection before it is closed as a slow consumer; 1 MiB. */
   maxBufferedBytes?: number;
   http?: HttpHooks;
@@ -89,6 +91,7 @@ class Session implements SessionInfo {
     readonly sessionId: number,
     readonly name: string,
     ringSize: number,
+    readonly admin: boolean,
   ) {
     this.ring = new ReplayRing(ringSize);
   }
@@ -145,7 +148,11 @@ export class Gateway implements SessionSink {
   private instById = new Map<number, Instrument>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly tokenDigest: Buffer;
-  private readonly cfg: Required<Omit<GatewayConfig, "http" | "logger">>;
+  private readonly adminDigest: Buffer | undefined;
+  private readonly cfg: Required<Omit<GatewayConfig, "http" | "logger" | "token" | "adminToken">> & {
+    token: string;
+    adminToken: string;
+  };
   private readonly log: GatewayLogger;
   /** Counters for /metrics and tests. */
   readonly stats = { framesIn: 0, errors: 0, rejects: 0, slowConsumers: 0, badTokens: 0 };
@@ -156,8 +163,10 @@ export class Gateway implements SessionSink {
   ) {
     const token = config.token || process.env.HFTGATE_TOKEN;
     if (!token) throw new Error("gateway token is required (config gateway.token or HFTGATE_TOKEN)");
+    const adminToken = config.adminToken || process.env.HFTGATE_ADMIN_TOKEN || "";
     this.cfg = {
       token,
+      adminToken,
       host: config.host ?? "127.0.0.1",
       port: config.port ?? 7700,
       transport: config.transport ?? "auto",
@@ -165,12 +174,13 @@ export class Gateway implements SessionSink {
       heartbeatMs: config.heartbeatMs ?? 1000,
       missedHeartbeats: config.missedHeartbeats ?? 3,
       logonTimeoutMs: config.logonTimeoutMs ?? 5000,
-      ringSize: config.ringSize ?? 4096,
+      resumeRing: config.resumeRing ?? 4096,
       maxBufferedBytes: config.maxBufferedBytes ?? 1 << 20,
     };
     this.http = config.http ?? {};
     this.log = config.logger ?? stderrLogger;
     this.tokenDigest = sha256(token);
+    this.adminDigest = adminToken ? sha256(adminToken) : undefined;
     this.uws = detectUws();
   }
   private readonly http: HttpHooks;
@@ -213,6 +223,9 @@ export class Gateway implements SessionSink {
     this.sweeper = setInterval(() => this.sweep(), 50);
     this.sweeper.unref();
     this.log.info({ url: this.url, transport: this.transport.kind, uws: this.uws }, "gateway listening");
+    if (!/^(127\.|::1$|localhost$)/.test(this.cfg.host)) {
+      this.log.warn({ host: this.cfg.host }, "gateway command API is listening beyond loopback");
+    }
     return this;
   }
 
@@ -526,7 +539,10 @@ export class Gateway implements SessionSink {
       return;
     }
     const given = sha256(b.token);
-    if (!timingSafeEqual(given, this.tokenDigest)) {
+    // Both comparisons always run, in constant time, so timing says nothing about which token matched.
+    const isUser = timingSafeEqual(given, this.tokenDigest);
+    const isAdmin = this.adminDigest ? timingSafeEqual(given, this.adminDigest) : false;
+    if (!isUser && !isAdmin) {
       this.stats.badTokens++;
       l.logonPending = true;
       l.timer = setTimeout(() => this.logonReject(l, "BadToken", recvNs), this.cfg.badTokenDelayMs);
@@ -549,9 +565,13 @@ export class Gateway implements SessionSink {
     let s = existing;
     if (!s) {
       const id = this.nextSessionId++;
-      s = new Session(id, b.sessionName === "" ? `anon-${id}` : b.sessionName, this.cfg.ringSize);
+      s = new Session(id, b.sessionName === "" ? `anon-${id}` : b.sessionName, this.cfg.resumeRing, isAdmin);
       this.bySession.set(id, s);
       this.byName.set(s.name, s);
+    }
+    if (existing && existing.admin !== isAdmin) {
+      this.logonReject(l, "SessionInUse", recvNs); // a session name belongs to one privilege level
+      return;
     }
     s.codPolicy = b.codPolicy;
     s.heartbeatMs =

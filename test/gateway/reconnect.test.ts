@@ -53,7 +53,7 @@ describe("client reconnect and engine faults", () => {
   });
 
   it("reports resumeLost when the ring no longer holds the missed messages, then carries on", async () => {
-    ({ gw, engine } = await startTestGateway("auto", { ringSize: 2 }));
+    ({ gw, engine } = await startTestGateway("auto", { resumeRing: 2 }));
     const c = mk("lossy");
     await c.connect();
     c.placeOrder(order);
@@ -89,5 +89,29 @@ describe("client reconnect and engine faults", () => {
     c.placeOrder(order);
     await waitFor(() => acks.length === 1);
     expect(acks).toEqual([2]);
+  });
+
+  it("marks sessions logged on with the admin token as admin, and keeps a name at one privilege level", async () => {
+    ({ gw, engine } = await startTestGateway("auto", { adminToken: "admin-secret" }));
+    const admin = new GatewayClient({
+      url: `ws://127.0.0.1:${gw.port}`,
+      token: "admin-secret",
+      sessionName: "ops",
+    });
+    const user = new GatewayClient({ url: `ws://127.0.0.1:${gw.port}`, token: TOKEN, sessionName: "strat" });
+    clients.push(admin, user);
+    await admin.connect();
+    await user.connect();
+    expect(gw.session(admin.sessionId)?.admin).toBe(true);
+    expect(gw.session(user.sessionId)?.admin).toBe(false);
+    await admin.close();
+    const impostor = new GatewayClient({
+      url: `ws://127.0.0.1:${gw.port}`,
+      token: TOKEN,
+      sessionName: "ops",
+    });
+    clients.push(impostor);
+    const err = await impostor.connect().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: CODES.SessionInUse.code });
   });
 });

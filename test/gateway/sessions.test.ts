@@ -155,7 +155,7 @@ for (const transport of ["auto", "ws"] as const) {
     });
 
     it("refuses a resume outside the ring and a second connection to a live session", async () => {
-      await setup({ ringSize: 4 });
+      await setup({ resumeRing: 4 });
       const c = await open("small");
       for (let i = 0; i < 4; i++) c.placeOrder(order); // 8 sequenced messages, ring keeps the last 4
       await waitFor(() => c.lastSeq === 8);
@@ -277,7 +277,7 @@ for (const transport of ["auto", "ws"] as const) {
     });
 
     it("disconnects a slow consumer with a reason instead of dropping messages", async () => {
-      await setup({ maxBufferedBytes: 64 * 1024, ringSize: 64 });
+      await setup({ maxBufferedBytes: 64 * 1024, resumeRing: 64 });
       const r = await raw(gw);
       await r.logon("slow");
       const sid = r.frames[0]!.header.sessionId;
