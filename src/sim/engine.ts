@@ -293,9 +293,13 @@ export class Engine {
     return { ok: true, value: o };
   }
 
-  hftCancel(acct: Account, orderId: string, linkId: string): Result<SimOrder> {
+  hftCancel(acct: Account, symbol: string, orderId: string, linkId: string): Result<SimOrder> {
     const o = orderId !== "" ? acct.hftOrders.get(orderId) : acct.hftByLink.get(linkId);
-    if (o === undefined || (orderId !== "" && linkId !== "" && o.clientId !== linkId)) {
+    if (
+      o === undefined ||
+      o.inst.symbol !== symbol ||
+      (orderId !== "" && linkId !== "" && o.clientId !== linkId)
+    ) {
       return fail(200, "order not exists or too late to cancel", 110001);
     }
     if (!isV5Open(o.v5Status)) return fail(200, "order not exists or too late to cancel", 110001);

@@ -137,14 +137,8 @@ const cancelOrder: Handler = (req) => {
   const link = reqString(b, "orderLinkId", false);
   if (!id.ok || !link.ok) return p(req, "orderId / orderLinkId must be strings");
   if (id.v === undefined && link.v === undefined) return p(req, "orderId or orderLinkId is required");
-  const r = req.engine.hftCancel(req.account!, id.v ?? "", link.v ?? "");
-  if (!r.ok || r.value.inst.symbol !== sym.v!.toUpperCase()) {
-    return v5Err(
-      V5_RET.ORDER_NOT_FOUND,
-      r.ok ? "order not exists or too late to cancel" : r.message,
-      req.serverNow,
-    );
-  }
+  const r = req.engine.hftCancel(req.account!, sym.v!.toUpperCase(), id.v ?? "", link.v ?? "");
+  if (!r.ok) return v5Err(r.code, r.message, req.serverNow);
   return v5Ok({ orderId: r.value.id, orderLinkId: r.value.clientId }, req.serverNow);
 };
 

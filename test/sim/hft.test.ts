@@ -171,6 +171,14 @@ describe("v5 cancel, realtime paging, executions", () => {
     expect((await v5("/v5/order/cancel", { category: "linear", symbol: "BTCUSDT" })).json.retCode).toBe(
       10001,
     );
+    const other = await create({ orderLinkId: "wrong-symbol" });
+    const wrong = await v5("/v5/order/cancel", {
+      category: "linear",
+      symbol: "ETHUSDT",
+      orderLinkId: "wrong-symbol",
+    });
+    expect(wrong.json.retCode).toBe(110001);
+    expect((await rec(other.json.result.orderId)).orderStatus).toBe("New");
   });
 
   it("pages /v5/order/realtime with nextPageCursor, newest first, no duplicates", async () => {

@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type SimHandle, startSimulator } from "../../src/sim/index.js";
+import { call, newKeys } from "./helpers.js";
+
+const A = newKeys();
+let sim: SimHandle | undefined;
+
+afterEach(async () => {
+  await sim?.stop();
+  sim = undefined;
+});
+
+describe("synthetic market", () => {
+  it("fills a resting order over time as the mid moves and flow arrives (manual steps, seeded)", async () => {
+    sim = await startSimulator({ apiKeys: [A.apiKey], seed: 3, timeMode: "manual", market: { tickMs: 0 } });
+    const s = sim;
+    const ob = (
+      await call(s.baseUrl, A, "GET", "/v5/market/orderbook?category=linear&symbol=BTCUSDT&limit=1")
+    ).json.result;
+    const bid = Number(ob.b[0][0]);
+    const r = await call(s.baseUrl, A, "POST", "/v5/order/create", {
+      category: "linear",
+      symbol: "BTCUSDT",
+      side: "Buy",
+      orderType: "Limit",
+      qty: "0.050",
+      price: (bid + 0.1).toFixed(1),
+    });
+    const id = r.json.result.orderId;
+    let status = "New";
+    let steps = 0;
+    const seen = new Set<string>();
+    while (status !== "Filled" && steps < 500) {
+      s.market.step();
+      steps++;
+      status = (await call(s.baseUrl, A, "GET", `/v5/order/realtime?category=linear&orderId=${id}`)).json
+        .result.list[0].orderStatus;
+      seen.add(status);
+    }
+    expect(status).toBe("Filled");
+    const ex = (await call(s.baseUrl, A, "GET", `/v5/execution/list?category=linear&orderId=${id}`)).json
+      .result.list;
+    expect(ex.every((e: { isMaker: boolean }) => e.isMaker)).toBe(true);
+    expect(ex.reduce((a: number, e: { execQty: string }) => a + Number(e.execQty), 0)).toBeCloseTo(0.05, 6);
+  });
+
+  it("runs on real timers when tickMs > 0 and stops cleanly", async () => {
+    sim = await startSimulator({ apiKeys: [A.apiKey], market: { tickMs: 5 } });
+    const s = sim;
+    const before = s.engine.book("spot", "coinswitchx", "BTC/INR")!.trades.length;
+    const end = Date.now() + 3_000;
+    while (s.engine.book("spot", "coinswitchx", "BTC/INR")!.trades.length === before && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(s.engine.book("spot", "coinswitchx", "BTC/INR")!.trades.length).toBeGreaterThan(before);
+  });
+
+  it("serves HTTPS when given a certificate", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { mkdtempSync, readFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "simtls-"));
+    try {
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-keyout",
+          join(dir, "k.pem"),
+          "-out",
+          join(dir, "c.pem"),
+          "-days",
+          "1",
+          "-subj",
+          "/CN=127.0.0.1",
+        ],
+        { stdio: "ignore" },
+      );
+      sim = await startSimulator({
+        market: { synthetic: false },
+        tls: { cert: readFileSync(join(dir, "c.pem")), key: readFileSync(join(dir, "k.pem")) },
+      });
+      expect(sim.baseUrl.startsWith("https://")).toBe(true);
+      const { Agent, request } = await import("undici");
+      const agent = new Agent({ connect: { rejectUnauthorized: false } });
+      const r = await request(`${sim.baseUrl}/trade/api/v2/time`, { dispatcher: agent });
+      expect(r.statusCode).toBe(200);
+      expect(((await r.body.json()) as { serverTime: number }).serverTime).toBeGreaterThan(0);
+      await agent.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
