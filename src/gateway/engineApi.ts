@@ -61,6 +61,7 @@ export interface GatewayEngine {
   /**
    * The session's connection ended. When `cancelOrders` is true (policy 1) the engine must cancel the
    * session's live orders; the results are sequenced into the session and replayed on resume.
+   * Never called re-entrantly: a slow consumer detected inside `sink.send` is reported in a microtask.
    */
   onDisconnect(session: SessionInfo, reason: DisconnectReason, cancelOrders: boolean): void;
 }

@@ -301,14 +301,15 @@ export class Gateway implements SessionSink {
       { sessionId: l.session?.sessionId, buffered: l.conn.buffered() },
       "closing slow consumer (messages kept for resume)",
     );
-    this.drop(l, "slow-consumer", CLOSE.SlowConsumer, "slow consumer");
+    // Detected inside a send (often the engine's own sink.send): tell the engine after it returns.
+    this.drop(l, "slow-consumer", CLOSE.SlowConsumer, "slow consumer", true);
   }
 
-  private drop(l: Link, reason: DisconnectReason, code: number, text: string): void {
+  private drop(l: Link, reason: DisconnectReason, code: number, text: string, deferEngine = false): void {
     if (l.closed) return;
     l.closeReason = reason;
     l.closed = true; // nothing more is sent on it
-    this.detach(l);
+    this.detach(l, deferEngine);
     l.conn.end(code, text);
   }
 
@@ -359,12 +360,17 @@ export class Gateway implements SessionSink {
   }
 
   /** Unbinds the link from its session once and tells the engine. */
-  private detach(l: Link): void {
+  private detach(l: Link, deferEngine = false): void {
     const s = l.session;
     if (!s || s.link !== l) return;
     s.link = undefined;
+    if (deferEngine) queueMicrotask(() => this.notifyDisconnect(s, l.closeReason));
+    else this.notifyDisconnect(s, l.closeReason);
+  }
+
+  private notifyDisconnect(s: Session, reason: DisconnectReason): void {
     try {
-      this.engine.onDisconnect(s, l.closeReason, s.codPolicy === CodPolicy.CancelOnDisconnect);
+      this.engine.onDisconnect(s, reason, s.codPolicy === CodPolicy.CancelOnDisconnect);
     } catch (err) {
       this.log.warn({ sessionId: s.sessionId, err: String(err) }, "engine.onDisconnect threw");
     }

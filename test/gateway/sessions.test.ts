@@ -299,6 +299,8 @@ for (const transport of ["auto", "ws"] as const) {
       for (let i = 0; i < 200_000 && gw.session(sid)?.connected; i++) gw.send(sid, "Fill", body);
       expect(gw.session(sid)?.connected).toBe(false);
       expect(gw.stats.slowConsumers).toBe(1);
+      expect(engine.disconnects).toEqual([]); // reported after the sending code returns, not inside it
+      await waitFor(() => engine.disconnects.length === 1);
       expect(engine.disconnects).toEqual([{ sessionId: sid, reason: "slow-consumer", cancelOrders: false }]);
       r.ws.terminate();
     });
