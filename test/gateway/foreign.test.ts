@@ -39,13 +39,11 @@ describe.skipIf(!hasPython)("foreign-language client from the spec", () => {
     const r = JSON.parse(out);
     expect(r.logon).toMatchObject({ nextSeq: 1, heartbeatMs: 5000, tradingState: 1 });
     expect(r.instruments.requestId).toBe(77);
-    expect(r.instruments.records[0]).toEqual({
-      id: 1,
-      symbol: "BTCUSDT",
-      tickSize: "0.1",
-      qtyStep: "0.001",
-      active: 1,
-    });
+    expect(r.instruments.records).toEqual([
+      { id: 1, symbol: "BTCUSDT", tickSize: "0.1", qtyStep: "0.001", active: 1 },
+      { id: 2, symbol: "ETHUSDT", tickSize: "0.1", qtyStep: "0.001", active: 1 },
+      { id: 3, symbol: "OLDUSDT", tickSize: "0.1", qtyStep: "0.001", active: 0 },
+    ]);
     expect(r.order[0]).toMatchObject({
       type: "Ack",
       seq: 2,

@@ -87,14 +87,14 @@ def main():
     assert h[1] == 0x41, h
     next_seq, replay_from, replay_count, last_cl, hb, wall, state, resumed = struct.unpack_from("<QQIQIQBB", p, 32)
     out["logon"] = {"sessionId": h[3], "nextSeq": next_seq, "heartbeatMs": hb, "tradingState": state}
-    # InstrumentsRequest 0x06: requestId u32 → InstrumentsResponse 0x4F records of 186 bytes
+    # InstrumentsRequest 0x06: requestId u32 → InstrumentsResponse 0x4F records of 166 bytes
     send_frame(s, msg(0x06, "I", 77))
     h, p = next_message(s)
     assert h[1] == 0x4F, h
     req, more, count = struct.unpack_from("<IBB", p, 32)
     recs = []
     for i in range(count):
-        off = 38 + i * 186
+        off = 38 + i * 166
         iid, surface, active = struct.unpack_from("<IBB", p, off)
         symbol, venue, tick, step = struct.unpack_from("<24s16s24s24s", p, off + 6)
         recs.append({"id": iid, "symbol": text(symbol), "tickSize": text(tick), "qtyStep": text(step), "active": active})
