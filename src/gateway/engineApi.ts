@@ -49,9 +49,16 @@ export interface GatewayEngine {
    * qtyLots ≥ 1, priceTicks ≥ 1 for limits. Answer with Ack / Reject / OutcomeUnknown via the sink.
    */
   onNewOrder(session: SessionInfo, cmd: NewOrderCmd, recvNs: number): void;
-  /** Cancel by clOrdNo (≠ 0) or by exchangeOrderId (clOrdNo = 0). Answer with OrderUpdate or CancelReject. */
+  /**
+   * Cancel by clOrdNo (≠ 0; the gateway already refused numbers the session never used) or by
+   * exchangeOrderId (clOrdNo = 0). Answer with OrderUpdate or CancelReject. An exchangeOrderId that is not
+   * this session's order must be refused as UnknownOrder (sessions never touch each other's orders).
+   */
   onCancel(session: SessionInfo, cmd: CancelCmd, recvNs: number): void;
-  /** Scope 1 session, 2 session+instrument, 3 the whole account. Results as OrderUpdates. */
+  /**
+   * Scope 1 session, 2 session+instrument (instrument known), 3 the whole account (the engine decides
+   * whether a non-admin session may do that). Results as OrderUpdates to each owning session.
+   */
   onCancelAll(session: SessionInfo, cmd: CancelAllCmd, recvNs: number): void;
   /**
    * Synchronous state query: scope 1 → the order `cmd.clOrdNo` (or none), scope 2 → every live order of
