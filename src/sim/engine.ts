@@ -307,6 +307,47 @@ export class Engine {
     return { ok: true, value: o };
   }
 
+  /**
+   * [assumed, Bybit-style] amend of a resting Limit order: `lots` is the new total quantity (must stay
+   * above what is filled), `priceTicks` the new price. The order is re-queued (loses time priority)
+   * and may cross and trade at once.
+   */
+  hftAmend(
+    acct: Account,
+    symbol: string,
+    orderId: string,
+    linkId: string,
+    lots: number | undefined,
+    priceTicks: number | undefined,
+  ): Result<SimOrder> {
+    const o = orderId !== "" ? acct.hftOrders.get(orderId) : acct.hftByLink.get(linkId);
+    if (o === undefined || o.inst.symbol !== symbol || !isV5Open(o.v5Status) || o.market) {
+      return fail(200, "order not exists or too late to amend", 110001);
+    }
+    const newLots = lots ?? o.origLots;
+    if (newLots <= o.execLots)
+      return fail(200, "qty invalid: must be greater than the filled quantity", 10001);
+    const newTicks = priceTicks ?? o.priceTicks;
+    const inst = o.inst;
+    const newReserve = (newTicks * inst.tick * inst.step) / this.leverageOf(acct, inst.symbol, o.buy);
+    const oldTotal = o.reservePerLot * o.leavesLots;
+    const newTotal = newReserve * (newLots - o.execLots);
+    const avail = acct.availableMargin((s) => this.book("hft", "linear", s)!.inst.step);
+    if (newTotal - oldTotal > avail + 1e-9)
+      return fail(200, "ab not enough for new order (insufficient margin)", 110007);
+    o.book.remove(o);
+    acct.orderMargin += newTotal - oldTotal;
+    o.reservePerLot = newReserve;
+    o.priceTicks = newTicks;
+    o.origLots = newLots;
+    o.leavesLots = newLots - o.execLots;
+    o.updatedAt = this.clock.now();
+    this.match(o);
+    if (o.leavesLots === 0) this.closeOrder(o);
+    else o.book.insert(o);
+    return { ok: true, value: o };
+  }
+
   private hftFinish(o: SimOrder, status: V5OrderStatus): void {
     o.book.remove(o);
     o.account!.orderMargin -= o.reservePerLot * o.leavesLots;

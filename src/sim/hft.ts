@@ -142,6 +142,83 @@ const cancelOrder: Handler = (req) => {
   return v5Ok({ orderId: r.value.id, orderLinkId: r.value.clientId }, req.serverNow);
 };
 
+/** [assumed, Bybit-style] POST /v5/order/amend `{category, symbol, orderId | orderLinkId, qty?, price?}`. */
+const amendOrder: Handler = (req) => {
+  const b = req.body;
+  const cat = category(req, b);
+  if (cat !== undefined) return cat;
+  const sym = reqString(b, "symbol", true);
+  if (!sym.ok) return p(req, "symbol is missing (required parameter)");
+  const book = bookOf(req, sym.v);
+  if (book === undefined) return p(req, `symbol invalid: ${sym.v}`);
+  const inst = book.inst;
+  const id = reqString(b, "orderId", false);
+  const link = reqString(b, "orderLinkId", false);
+  if (!id.ok || !link.ok) return p(req, "orderId / orderLinkId must be strings");
+  if (id.v === undefined && link.v === undefined) return p(req, "orderId or orderLinkId is required");
+  const qty = reqNumber(b, "qty", false);
+  if (!qty.ok) return p(req, "qty invalid: not a number");
+  const price = reqNumber(b, "price", false);
+  if (!price.ok) return p(req, "price invalid: not a number");
+  if (qty.v === undefined && price.v === undefined) return p(req, "qty or price is required");
+  let lots: number | undefined;
+  if (qty.v !== undefined) {
+    lots = toSteps(qty.v, inst.step);
+    if (lots === undefined || lots <= 0)
+      return p(req, `qty invalid: must be a positive multiple of qtyStep ${inst.qtyStep}`);
+    if (lots < inst.minLots || lots > inst.maxLots)
+      return p(req, `qty out of range: ${inst.minQty} to ${inst.maxQty}`);
+  }
+  let ticks: number | undefined;
+  if (price.v !== undefined) {
+    ticks = toSteps(price.v, inst.tick);
+    if (ticks === undefined || ticks <= 0)
+      return p(req, `price invalid: must be a positive multiple of tickSize ${inst.tickSize}`);
+  }
+  const r = req.engine.hftAmend(req.account!, inst.symbol, id.v ?? "", link.v ?? "", lots, ticks);
+  if (!r.ok) return v5Err(r.code, r.message, req.serverNow);
+  return v5Ok({ orderId: r.value.id, orderLinkId: r.value.clientId }, req.serverNow);
+};
+
+/** [assumed, Bybit-v5 model; third parties report it on this host] GET /v5/account/wallet-balance. */
+const walletBalance: Handler = (req) => {
+  const accountType = req.query.get("accountType") ?? "UNIFIED";
+  const coin = req.query.get("coin");
+  if (coin !== undefined && coin.toUpperCase() !== "USDT")
+    return v5Ok({ list: [{ accountType, coin: [] }] }, req.serverNow);
+  const a = req.account!;
+  const stepOf = (s: string) => req.engine.book("hft", "linear", s)!.inst.step;
+  let upnl = 0;
+  let positionIM = 0;
+  for (const pos of a.positions.values()) {
+    const bk = req.engine.book("hft", "linear", pos.symbol)!;
+    upnl += pos.lots * bk.inst.step * (bk.lastTicks * bk.inst.tick - pos.avgPrice);
+    positionIM += (Math.abs(pos.lots) * bk.inst.step * pos.avgPrice) / pos.leverage;
+  }
+  const wallet = String(num(a.margin));
+  const avail = String(num(a.availableMargin(stepOf)));
+  const equity = String(num(a.margin + upnl));
+  const row = {
+    coin: "USDT",
+    walletBalance: wallet,
+    equity,
+    availableToWithdraw: avail,
+    unrealisedPnl: String(num(upnl)),
+    totalOrderIM: String(num(a.orderMargin)),
+    totalPositionIM: String(num(positionIM)),
+  };
+  const list = [
+    {
+      accountType,
+      totalEquity: equity,
+      totalWalletBalance: wallet,
+      totalAvailableBalance: avail,
+      coin: [row],
+    },
+  ];
+  return v5Ok({ list }, req.serverNow);
+};
+
 function pageLimit(req: Req): number | Reply {
   const l = reqNumber(req.query, "limit", false);
   const max = req.engine.opts.hft.pageSize;
@@ -500,7 +577,7 @@ export function hftRoutes(cancelEnabled: boolean): RouteDef[] {
       auth: "required",
     },
   ];
-  if (cancelEnabled)
+  if (cancelEnabled) {
     r.push({
       method: "POST",
       path: "/v5/order/cancel",
@@ -508,5 +585,14 @@ export function hftRoutes(cancelEnabled: boolean): RouteDef[] {
       bucket: "hft",
       auth: "required",
     });
+    r.push({ method: "POST", path: "/v5/order/amend", handler: amendOrder, bucket: "hft", auth: "required" });
+  }
+  r.push({
+    method: "GET",
+    path: "/v5/account/wallet-balance",
+    handler: walletBalance,
+    bucket: "hft",
+    auth: "required",
+  });
   return r;
 }

@@ -213,6 +213,57 @@ describe("v5 cancel, realtime paging, executions", () => {
   });
 });
 
+describe("v5 amend and wallet balance [assumed endpoints]", () => {
+  it("amends price and qty of a resting order; crossing trades at once", async () => {
+    const r = await create({ orderLinkId: "amend-1", price: "60000" });
+    const id = r.json.result.orderId;
+    const a1 = await v5("/v5/order/amend", {
+      category: "linear",
+      symbol: "BTCUSDT",
+      orderLinkId: "amend-1",
+      price: "60000.5",
+      qty: "0.003",
+    });
+    expect(a1.json).toMatchObject({ retCode: 0, result: { orderId: id, orderLinkId: "amend-1" } });
+    expect(await rec(id)).toMatchObject({
+      price: "60000.5",
+      qty: "0.003",
+      leavesQty: "0.003",
+      orderStatus: "New",
+    });
+    const { ask } = await top();
+    await v5("/v5/order/amend", { category: "linear", symbol: "BTCUSDT", orderId: id, price: ask[0] });
+    const after = await rec(id);
+    expect(Number(after.cumExecQty)).toBeGreaterThan(0);
+    expect(after.price).toBe(ask[0]);
+    if (after.orderStatus === "PartiallyFilled") {
+      const tooSmall = await v5("/v5/order/amend", {
+        category: "linear",
+        symbol: "BTCUSDT",
+        orderId: id,
+        qty: after.cumExecQty,
+      });
+      expect(tooSmall.json.retCode).toBe(10001);
+    }
+    expect(
+      (await v5("/v5/order/amend", { category: "linear", symbol: "BTCUSDT", orderId: id })).json.retMsg,
+    ).toMatch(/qty or price/);
+    expect(
+      (await v5("/v5/order/amend", { category: "linear", symbol: "BTCUSDT", orderId: "nope", price: "1" }))
+        .json.retCode,
+    ).toBe(110001);
+  });
+
+  it("reports the USDT margin account", async () => {
+    const r = (await v5("/v5/account/wallet-balance?accountType=UNIFIED&coin=USDT")).json;
+    expect(r.retCode).toBe(0);
+    const row = r.result.list[0].coin[0];
+    expect(row.coin).toBe("USDT");
+    expect(Number(row.walletBalance)).toBeGreaterThan(0);
+    expect(Number(row.availableToWithdraw)).toBeLessThanOrEqual(Number(row.walletBalance));
+  });
+});
+
 describe("v5 positions, leverage, mode, transfers, market data", () => {
   it("set-leverage validates range and one-way equality", async () => {
     const ok = await v5("/v5/position/set-leverage", {

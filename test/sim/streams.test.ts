@@ -125,6 +125,18 @@ describe("private order updates (FETCH_ORDER_UPDATES)", () => {
     expect(msgs[0]).toEqual(msgs[1]);
   });
 
+  it("stream faults: reorder delivers a held message after the next one", async () => {
+    const s = connect("/pro/realtime-rates-socket/spot/order-updates", "/orderupdates");
+    const msgs = collect(s, "FETCH_ORDER_UPDATES") as Array<{ client_order_id: string }>;
+    await subscribe(s, "FETCH_ORDER_UPDATES", { event: "subscribe", apikey: A.apiKey });
+    sim.faults.setStreams({ reorderProbability: 1 });
+    await order(A, { price: 5_000_000, quantity: 0.001, client_order_id: "first" });
+    sim.faults.setStreams({ reorderProbability: 0 });
+    await order(A, { price: 5_000_000, quantity: 0.001, client_order_id: "second" });
+    await until(() => msgs.length >= 2);
+    expect(msgs.map((m) => m.client_order_id)).toEqual(["second", "first"]);
+  });
+
   it("disconnectStreams drops the transport and the client reconnects", async () => {
     const s = connect("/pro/realtime-rates-socket/spot/order-updates", "/orderupdates");
     await subscribe(s, "FETCH_ORDER_UPDATES", { event: "subscribe", apikey: A.apiKey });
