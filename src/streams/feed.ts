@@ -1,0 +1,198 @@
+/**
+ * The one path from an exchange order record (stream push, poll page, reconciliation snapshot,
+ * targeted query) into the order store: validate the shape, find the instrument's grid, normalize to
+ * an OrderEvent (reused object), `store.apply`. Malformed or unknown-instrument records are counted
+ * and dropped; they never throw to the caller.
+ */
+import type { Instrument, Surface } from "../domain/types.js";
+import {
+  type ApplyResult,
+  eventFromSpotOrder,
+  eventFromV5Execution,
+  eventFromV5Order,
+  gridOf,
+  monoNs,
+  NormalizeError,
+  newEvent,
+  type OrderStore,
+  type Source,
+} from "../orders/index.js";
+import type { SpotBalanceUpdate, SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
+
+/** Finds the instrument of a record: Spot by exchange + `BASE/QUOTE`, HFT by category-less symbol. */
+export interface InstrumentIndex {
+  lookup(surface: Surface, symbol: string, venue?: string): Instrument | undefined;
+}
+
+export class InstrumentTable implements InstrumentIndex {
+  private readonly byKey = new Map<string, Instrument>();
+
+  constructor(list: readonly Instrument[] = []) {
+    for (const i of list) this.add(i);
+  }
+
+  add(i: Instrument): void {
+    const sym = i.symbol.toUpperCase();
+    this.byKey.set(`${i.surface}|${i.venue.toLowerCase()}|${sym}`, i);
+    // Symbol-only fallback: the first instrument registered for a symbol wins.
+    const k = `${i.surface}||${sym}`;
+    if (!this.byKey.has(k)) this.byKey.set(k, i);
+  }
+
+  lookup(surface: Surface, symbol: string, venue?: string): Instrument | undefined {
+    const sym = symbol.toUpperCase();
+    if (venue !== undefined && venue !== "") {
+      const hit = this.byKey.get(`${surface}|${venue.toLowerCase()}|${sym}`);
+      if (hit !== undefined) return hit;
+    }
+    return this.byKey.get(`${surface}||${sym}`);
+  }
+
+  all(): Instrument[] {
+    const out = new Set<Instrument>();
+    for (const i of this.byKey.values()) out.add(i);
+    return [...out];
+  }
+}
+
+// ---------- boundary validation (shape only; values are checked by the normalizers) ----------
+
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object";
+const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+const isStr = (v: unknown): v is string => typeof v === "string";
+
+export function isSpotOrderRecord(v: unknown): v is SpotOrderRecord {
+  if (!isObj(v)) return false;
+  const cid = v.client_order_id;
+  return (
+    isStr(v.order_id) &&
+    v.order_id !== "" &&
+    isStr(v.status) &&
+    isStr(v.symbol) &&
+    isNum(v.executed_qty) &&
+    (v.average_price === undefined || isNum(v.average_price)) &&
+    (cid === undefined || cid === null || isStr(cid)) &&
+    (v.updated_time === undefined || isNum(v.updated_time)) &&
+    (v.exchange === undefined || isStr(v.exchange))
+  );
+}
+
+export function isV5OrderRecord(v: unknown): v is V5OrderRecord {
+  if (!isObj(v)) return false;
+  return (
+    isStr(v.orderId) &&
+    isStr(v.orderLinkId) &&
+    (v.orderId !== "" || v.orderLinkId !== "") &&
+    isStr(v.orderStatus) &&
+    isStr(v.symbol) &&
+    isStr(v.cumExecQty) &&
+    (v.avgPrice === undefined || isStr(v.avgPrice)) &&
+    (v.cumExecFee === undefined || isStr(v.cumExecFee)) &&
+    (v.updatedTime === undefined || isStr(v.updatedTime))
+  );
+}
+
+export function isV5Execution(v: unknown): v is V5Execution {
+  if (!isObj(v)) return false;
+  return (
+    isStr(v.execId) &&
+    isStr(v.orderId) &&
+    isStr(v.symbol) &&
+    isStr(v.execQty) &&
+    isStr(v.execPrice) &&
+    (v.orderLinkId === undefined || isStr(v.orderLinkId)) &&
+    (v.execFee === undefined || isStr(v.execFee)) &&
+    (v.execTime === undefined || isStr(v.execTime))
+  );
+}
+
+export function isSpotBalanceUpdate(v: unknown): v is SpotBalanceUpdate {
+  if (!isObj(v) || !isNum(v.timestamp) || !Array.isArray(v.balances)) return false;
+  for (const r of v.balances) {
+    if (!isObj(r) || !isStr(r.currency)) return false;
+    if (!isNum(r.main_balance) && !isStr(r.main_balance)) return false;
+    if (!isNum(r.blocked_balance_order) && !isStr(r.blocked_balance_order)) return false;
+  }
+  return true;
+}
+
+export interface FeedStats {
+  applied: number;
+  malformed: number;
+  unknownInstrument: number;
+}
+
+/** Normalizes records and applies them to the store. One instance per store; not re-entrant. */
+export class OrderFeed {
+  readonly stats: FeedStats = { applied: 0, malformed: 0, unknownInstrument: 0 };
+  /** Newest execution time (venue ms) seen, for `/v5/execution/list?startTime=`. 0 = none yet. */
+  lastExecMs = 0;
+  private readonly ev = newEvent();
+
+  constructor(
+    readonly store: OrderStore,
+    readonly instruments: InstrumentIndex,
+  ) {}
+
+  /** True when the record's order is one the store knows (by client id, then exchange id). */
+  knows(clientId: string | null | undefined, exchangeId: string | undefined): boolean {
+    if (clientId && this.store.byClientId(clientId) !== undefined) return true;
+    return !!exchangeId && this.store.byExchangeId(exchangeId) !== undefined;
+  }
+
+  /** A Spot order record; undefined when malformed (counted). */
+  spotOrder(raw: unknown, source: Source, tsNs: number = monoNs()): ApplyResult | undefined {
+    if (!isSpotOrderRecord(raw)) return this.bad();
+    const inst = this.instruments.lookup("spot", raw.symbol, raw.exchange);
+    if (inst === undefined) return this.noInstrument();
+    try {
+      eventFromSpotOrder(raw, gridOf(inst), source, tsNs, this.ev);
+    } catch (e) {
+      if (e instanceof NormalizeError) return this.bad();
+      throw e;
+    }
+    this.stats.applied++;
+    return this.store.apply(this.ev);
+  }
+
+  /** A v5 order record (realtime row or HFT order stream). */
+  v5Order(raw: unknown, source: Source, tsNs: number = monoNs()): ApplyResult | undefined {
+    if (!isV5OrderRecord(raw)) return this.bad();
+    const inst = this.instruments.lookup("hft", raw.symbol);
+    if (inst === undefined) return this.noInstrument();
+    try {
+      eventFromV5Order(raw, gridOf(inst), source, tsNs, this.ev);
+    } catch (e) {
+      if (e instanceof NormalizeError) return this.bad();
+      throw e;
+    }
+    this.stats.applied++;
+    return this.store.apply(this.ev);
+  }
+
+  /** One v5 execution → Fill (de-duplicated by execId in the store). */
+  v5Execution(raw: unknown, source: Source, tsNs: number = monoNs()): ApplyResult | undefined {
+    if (!isV5Execution(raw)) return this.bad();
+    const inst = this.instruments.lookup("hft", raw.symbol);
+    if (inst === undefined) return this.noInstrument();
+    try {
+      eventFromV5Execution(raw, gridOf(inst), source, tsNs, this.ev);
+    } catch (e) {
+      if (e instanceof NormalizeError) return this.bad();
+      throw e;
+    }
+    if (this.ev.venueMs > this.lastExecMs) this.lastExecMs = this.ev.venueMs;
+    this.stats.applied++;
+    return this.store.apply(this.ev);
+  }
+
+  private bad(): undefined {
+    this.stats.malformed++;
+    return undefined;
+  }
+
+  private noInstrument(): undefined {
+    this.stats.unknownInstrument++;
+    return undefined;
+  }
+}

@@ -1,0 +1,9 @@
+/** Public surface of the stream consumers, poller and reconciler: import from here. */
+export * from "./feed.js";
+export * from "./marketData.js";
+export * from "./poller.js";
+export * from "./reconciler.js";
+export * from "./socketStream.js";
+export * from "./spotPrivate.js";
+export * from "./sync.js";
+export * from "./venue.js";

@@ -1,0 +1,192 @@
+/**
+ * OrderSync: the streams, the poller and the reconciler wired together for the engine.
+ *
+ * - Spot order and balance streams run all the time; the HFT poller runs all the time.
+ * - Spot order stream down (close, error or staleness) → the poller covers Spot orders.
+ * - Spot order stream up again → reconcile; the poller keeps covering Spot until it finishes.
+ * - Start-up: streams connect, then a reconciliation; `ready` is false until one completes
+ *   (when `holdUntilReconciled`, the engine holds new orders meanwhile). An incomplete
+ *   reconciliation (venue unreachable) is retried with back-off.
+ */
+import type { Instrument } from "../domain/types.js";
+import type { RateLimiter } from "../limits/index.js";
+import { BalanceBook, type OrderStore } from "../orders/index.js";
+import type { RestClient } from "../rest/client.js";
+import { type InstrumentIndex, InstrumentTable, OrderFeed } from "./feed.js";
+import { RealtimePoller } from "./poller.js";
+import { type ReconcileReport, Reconciler, type ReconcilerActions } from "./reconciler.js";
+import type { BackoffOptions, SocketStream, StreamStateListener } from "./socketStream.js";
+import { type BalanceStreamStats, spotBalanceStream, spotOrderStream } from "./spotPrivate.js";
+
+export interface SyncListener {
+  onStreamUp?(name: string, reconnect: boolean): void;
+  onStreamDown?(name: string, reason: string): void;
+  onReconcileStart?(): void;
+  onReconcileDone?(report: ReconcileReport): void;
+  /** `ready` changed (true: new orders may flow; false: hold them). */
+  onReady?(ready: boolean): void;
+}
+
+export interface OrderSyncOptions {
+  store: OrderStore;
+  rest: RestClient;
+  limiter?: RateLimiter;
+  instruments: InstrumentIndex | readonly Instrument[];
+  apiKey: string;
+  /** Socket.IO origin (the simulator's base URL, or `https://ws.coinswitch.co`). */
+  streamBaseUrl: string;
+  /** Spot streams and Spot reconciliation. Default true. */
+  spot?: boolean;
+  /** HFT categories to poll and reconcile; [] = none. Default ["linear"]. */
+  hftCategories?: readonly string[];
+  /** Default 30,000 ms. */
+  staleMs?: number;
+  backoff?: BackoffOptions;
+  /** Default 1,000 ms. */
+  pollIntervalMs?: number;
+  /** Hold new orders (ready = false) while a reconciliation runs. Default true. */
+  holdUntilReconciled?: boolean;
+  /** First retry of an incomplete reconciliation (ms, doubles up to 30 s). Default 1,000. */
+  reconcileRetryMs?: number;
+  balances?: BalanceBook;
+  actions?: ReconcilerActions;
+  listener?: SyncListener;
+  /** Extra options passed to the reconciler (retry delays, page limits). */
+  reconcileRetryDelayMs?: number;
+}
+
+export class OrderSync {
+  readonly feed: OrderFeed;
+  readonly poller: RealtimePoller;
+  readonly reconciler: Reconciler;
+  readonly balances: BalanceBook;
+  readonly balanceStats: BalanceStreamStats = { applied: 0, stale: 0, malformed: 0 };
+  readonly orderStream: SocketStream | undefined;
+  readonly balanceStream: SocketStream | undefined;
+  private readonly o: OrderSyncOptions;
+  private readonly hold: boolean;
+  private isReady = false;
+  private started = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs: number;
+  /** Spot order stream needs a reconciliation before it is trusted again. */
+  private spotUntrusted = true;
+
+  constructor(o: OrderSyncOptions) {
+    this.o = o;
+    this.hold = o.holdUntilReconciled ?? true;
+    this.retryMs = o.reconcileRetryMs ?? 1_000;
+    const index = Array.isArray(o.instruments)
+      ? new InstrumentTable(o.instruments as readonly Instrument[])
+      : (o.instruments as InstrumentIndex);
+    this.feed = new OrderFeed(o.store, index);
+    this.balances = o.balances ?? new BalanceBook();
+    const cats = o.hftCategories ?? ["linear"];
+    this.poller = new RealtimePoller({
+      feed: this.feed,
+      rest: o.rest,
+      limiter: o.limiter,
+      pollIntervalMs: o.pollIntervalMs,
+      hftAlways: cats.length > 0,
+    });
+    this.reconciler = new Reconciler({
+      feed: this.feed,
+      rest: o.rest,
+      limiter: o.limiter,
+      spot: o.spot ?? true,
+      hftCategories: cats,
+      actions: o.actions,
+      retryDelayMs: o.reconcileRetryDelayMs,
+    });
+    if (o.spot ?? true) {
+      const state: StreamStateListener = {
+        onUp: (name, reconnect) => this.streamUp(name, reconnect),
+        onDown: (name, reason) => this.streamDown(name, reason),
+      };
+      const common = {
+        baseUrl: o.streamBaseUrl,
+        apiKey: o.apiKey,
+        listener: state,
+        staleMs: o.staleMs,
+        backoff: o.backoff,
+      };
+      this.orderStream = spotOrderStream(common, this.feed);
+      this.balanceStream = spotBalanceStream(common, this.balances, this.balanceStats);
+      this.poller.spotActive = true;
+    }
+  }
+
+  /** True when new orders may flow (always true when `holdUntilReconciled` is false). */
+  get ready(): boolean {
+    return !this.hold || this.isReady;
+  }
+
+  /** Starts streams and poller, runs the start-up reconciliation; resolves with its report. */
+  async start(): Promise<ReconcileReport> {
+    this.started = true;
+    this.orderStream?.start();
+    this.balanceStream?.start();
+    this.poller.start();
+    return this.reconcile();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.orderStream?.stop();
+    this.balanceStream?.stop();
+    await this.poller.stop();
+    await this.reconciler.idle();
+  }
+
+  /** Runs a reconciliation now (also used by the engine after a restart replay). */
+  async reconcile(): Promise<ReconcileReport> {
+    this.setReady(false);
+    this.o.listener?.onReconcileStart?.();
+    const spotUpBefore = this.orderStream?.up ?? false;
+    const rep = await this.reconciler.reconcile();
+    this.o.listener?.onReconcileDone?.(rep);
+    if (rep.complete) {
+      this.retryMs = this.o.reconcileRetryMs ?? 1_000;
+      // The stream was up for the whole run: its pushes since are trusted again.
+      if (spotUpBefore && this.orderStream?.up) {
+        this.spotUntrusted = false;
+        this.poller.spotActive = false;
+      }
+      this.setReady(true);
+    } else this.scheduleRetry();
+    return rep;
+  }
+
+  private scheduleRetry(): void {
+    if (!this.started || this.retryTimer !== undefined) return;
+    const ms = this.retryMs;
+    this.retryMs = Math.min(30_000, this.retryMs * 2);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.started) void this.reconcile();
+    }, ms);
+    this.retryTimer.unref();
+  }
+
+  private setReady(v: boolean): void {
+    const before = this.ready;
+    this.isReady = v;
+    if (this.ready !== before) this.o.listener?.onReady?.(this.ready);
+  }
+
+  private streamUp(name: string, reconnect: boolean): void {
+    this.o.listener?.onStreamUp?.(name, reconnect);
+    if (name !== "spot.orders" || !this.started) return;
+    // Principle 5: after any (re)connect, reconcile before trusting the stream.
+    if (this.spotUntrusted) void this.reconcile();
+  }
+
+  private streamDown(name: string, reason: string): void {
+    this.o.listener?.onStreamDown?.(name, reason);
+    if (name !== "spot.orders") return;
+    this.spotUntrusted = true;
+    this.poller.spotActive = true;
+  }
+}
