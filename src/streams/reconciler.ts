@@ -2,14 +2,14 @@
  * Reconciliation: at start-up and after every stream reconnect, pull what the venue knows and replay
  * it through the same store, then resolve what is still ambiguous by client id.
  *
- * 1. Snapshots: Spot open + closed lists; HFT `/v5/order/realtime` (all pages) per category; HFT
- *    executions since the newest one seen. Records of orders the store knows are applied
- *    (Source.Query); the others are reported as foreign.
- * 2. Live orders the snapshots did not contain: a targeted query; an authoritative "not found"
- *    (Spot 404, v5 empty list) applies a NotFound event and is reported as missing.
- * 3. Unknown and overdue PendingNew / PendingCancel orders: targeted queries by client id with bounded
+ * 1. Unknown and overdue PendingNew / PendingCancel orders: targeted queries by client id with bounded
  *    retries, decided by the pure `decideResolution` policy. A same-id resend is delegated to the
  *    engine through `actions`; nothing is ever re-sent under a new id.
+ * 2. Snapshots: Spot open + closed lists; HFT `/v5/order/realtime` (all pages) per category; HFT
+ *    executions since the newest one seen. Records of orders the store knows are applied
+ *    (Source.Query); the others are reported as foreign.
+ * 3. Live orders the snapshots did not contain: a targeted query; an authoritative "not found"
+ *    (Spot 404, v5 empty list) applies a NotFound event and is reported as missing.
  *
  * A network error anywhere marks the report incomplete and is never evidence that an order is gone.
  */
@@ -56,6 +56,8 @@ export interface ReconcilerOptions {
   tokenWaitMs?: number;
   /** First retry delay of a targeted query after a network error (doubles, at most 8×). Default 100 ms. */
   retryDelayMs?: number;
+  /** Targeted queries per order per run (network errors retried with back-off). Default 3. */
+  maxQueriesPerRun?: number;
   /** Pages per listing at most. Default 50. */
   maxPages?: number;
   /** Spot closed list page size (the venue caps it at 500). Default 500. */
@@ -159,6 +161,8 @@ export class Reconciler {
       resolved: [],
       escalated: [],
     };
+    // Ambiguous creates first, by targeted query: the listings below then see them as known orders.
+    await this.step(rep, () => this.resolveAmbiguous(rep));
     const seenSpot = new Set<string>();
     const seenHft = new Set<string>();
     let spotListed = false;
@@ -172,7 +176,6 @@ export class Reconciler {
     await this.step(rep, () =>
       this.missingLive(rep, spotListed ? seenSpot : undefined, hftListed ? seenHft : undefined),
     );
-    await this.step(rep, () => this.resolveAmbiguous(rep));
     rep.durationMs = Date.now() - t0;
     this.lastReport = rep;
     return rep;
@@ -204,7 +207,7 @@ export class Reconciler {
     }
   }
 
-  // ---------- 1. snapshots ----------
+  // ---------- 2. snapshots ----------
 
   private async spotSnapshot(rep: ReconcileReport, seen: Set<string>): Promise<void> {
     const rest = this.o.rest;
@@ -289,7 +292,7 @@ export class Reconciler {
     }
   }
 
-  // ---------- 2. live in the store, absent from the venue's listing ----------
+  // ---------- 3. live in the store, absent from the venue's listing ----------
 
   private async missingLive(
     rep: ReconcileReport,
@@ -319,18 +322,31 @@ export class Reconciler {
     }
   }
 
-  // ---------- 3. ambiguous outcomes, by client id ----------
+  // ---------- 1. ambiguous outcomes, by client id ----------
 
   private async resolveAmbiguous(rep: ReconcileReport): Promise<void> {
     const store = this.o.feed.store;
     for (const x of store.needingResolution(monoNs())) {
       let delay = this.o.retryDelayMs ?? 100;
       const maxDelay = delay * 8;
+      let left = this.o.maxQueriesPerRun ?? 3;
       for (;;) {
         const q = await this.query(x);
         store.noteResolveAttempt(x);
+        left--;
         const d = decideResolution(x, q, this.policy);
         if (d.action === "retry_query") {
+          if (left <= 0) {
+            // Leave the rest of the policy's budget to the next run (the sync retries incomplete runs).
+            rep.complete = false;
+            rep.resolved.push({
+              clientId: x.clientId,
+              action: d.action,
+              reason: d.reason,
+              status: STATUS_NAMES[x.status]!,
+            });
+            break;
+          }
           await sleep(delay);
           delay = Math.min(maxDelay, delay * 2);
           continue;
