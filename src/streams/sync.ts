@@ -23,6 +23,11 @@ export interface SyncListener {
   onStreamDown?(name: string, reason: string): void;
   onReconcileStart?(): void;
   onReconcileDone?(report: ReconcileReport): void;
+  /**
+   * The Spot order stream became trusted (up and reconciled since its last connect) or untrusted
+   * (down). Maps onto RiskGate.streamUp() / streamDown().
+   */
+  onSpotTrusted?(trusted: boolean): void;
   /** `ready` changed (true: new orders may flow; false: hold them). */
   onReady?(ready: boolean): void;
 }
@@ -121,6 +126,11 @@ export class OrderSync {
     return !this.hold || this.isReady;
   }
 
+  /** The Spot order stream is up and a reconciliation completed since it last connected. */
+  get spotTrusted(): boolean {
+    return !this.spotUntrusted;
+  }
+
   /** Starts streams and poller, runs the start-up reconciliation; resolves with its report. */
   async start(): Promise<ReconcileReport> {
     this.started = true;
@@ -144,15 +154,21 @@ export class OrderSync {
   async reconcile(): Promise<ReconcileReport> {
     this.setReady(false);
     this.o.listener?.onReconcileStart?.();
-    const spotUpBefore = this.orderStream?.up ?? false;
+    // The stream connection this run can vouch for: up now, and not reconnected by the end.
+    const s = this.orderStream;
+    const upBefore = s?.up ?? false;
+    const connectsBefore = s?.stats.connects ?? 0;
     const rep = await this.reconciler.reconcile();
     this.o.listener?.onReconcileDone?.(rep);
     if (rep.complete) {
       this.retryMs = this.o.reconcileRetryMs ?? 1_000;
       // The stream was up for the whole run: its pushes since are trusted again.
-      if (spotUpBefore && this.orderStream?.up) {
-        this.spotUntrusted = false;
+      if (s !== undefined && upBefore && s.up && s.stats.connects === connectsBefore) {
         this.poller.spotActive = false;
+        if (this.spotUntrusted) {
+          this.spotUntrusted = false;
+          this.o.listener?.onSpotTrusted?.(true);
+        }
       }
       this.setReady(true);
     } else this.scheduleRetry();
@@ -186,7 +202,10 @@ export class OrderSync {
   private streamDown(name: string, reason: string): void {
     this.o.listener?.onStreamDown?.(name, reason);
     if (name !== "spot.orders") return;
-    this.spotUntrusted = true;
     this.poller.spotActive = true;
+    if (!this.spotUntrusted) {
+      this.spotUntrusted = true;
+      this.o.listener?.onSpotTrusted?.(false);
+    }
   }
 }

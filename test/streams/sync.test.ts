@@ -101,8 +101,10 @@ describe("Spot order stream into the store", () => {
 
   it("stream dropped mid-fill: polling and reconciliation recover the fills with nothing lost", async () => {
     rig = await startRig();
-    sync = newSync(rig, { pollIntervalMs: 50 });
+    const trust: boolean[] = [];
+    sync = newSync(rig, { pollIntervalMs: 50, listener: { onSpotTrusted: (t) => trust.push(t) } });
     await startTrusted(sync);
+    expect(trust).toEqual([true]);
     const o = await placeSpot(rig, { symbol: "BTC/INR", side: "buy", price: "5400000", qty: "0.003" });
     await counterSpot(rig, "sell", 5_400_000, 0.001);
     await until(() => o.filledLots === 100, 3_000, "first partial via stream");
@@ -120,7 +122,11 @@ describe("Spot order stream into the store", () => {
     // The reconnect triggered a reconciliation; the poller covered the gap.
     await until(() => sync!.reconciler.runs > runsBefore, 3_000, "reconcile after reconnect");
     expect(sync.orderStream!.stats.connects).toBeGreaterThanOrEqual(2);
-    expect(sync.poller.stats.rounds + sync.reconciler.runs).toBeGreaterThan(runsBefore);
+    expect(rig.sim.counters.streams.dropped).toBeGreaterThan(0);
+    // Down (untrusted), then up and reconciled (trusted again) once the transport was back.
+    await until(() => trust.length === 3, 3_000, "trusted again");
+    expect(trust).toEqual([true, false, true]);
+    expect(sync.spotTrusted).toBe(true);
   });
 });
 
