@@ -1,0 +1,68 @@
+/**
+ * CPU placement for benchmarks that span processes. Round trips on loopback cost ~45 µs more when the
+ * peer sits on an idle vCPU that must be woken (design.md §2), so every multi-process suite pins its
+ * processes with `taskset` when it exists and reports the placement it used.
+ */
+import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { cpus } from "node:os";
+
+let tasksetKnown: boolean | undefined;
+
+export function hasTaskset(): boolean {
+  if (tasksetKnown === undefined) {
+    try {
+      execFileSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" });
+      tasksetKnown = true;
+    } catch {
+      tasksetKnown = false;
+    }
+  }
+  return tasksetKnown;
+}
+
+export function cpuCount(): number {
+  return cpus().length;
+}
+
+/** How to start a node process: `taskset -c CPU node ...` when pinned, plain `node ...` otherwise. */
+export interface Launcher {
+  readonly cmd: string;
+  readonly args: readonly string[];
+  /** The vCPU list the process runs on ("0", "1", "0-1"), or null when not pinned. */
+  readonly cpu: string | null;
+}
+
+export function nodeLauncher(cpu: string | null): Launcher {
+  if (cpu === null || !hasTaskset()) return { cmd: process.execPath, args: [], cpu: null };
+  return { cmd: "taskset", args: ["-c", cpu, process.execPath], cpu };
+}
+
+/** Current affinity list of a process or thread id ("0-1"), undefined when unknown. */
+export function affinityOf(pid: number | string): string | undefined {
+  if (!hasTaskset()) return undefined;
+  const out = execFileSync("taskset", ["-cp", String(pid)]).toString();
+  return /:\s*(\S+)\s*$/.exec(out)?.[1];
+}
+
+/** Pins every thread of `pid` to `cpu` (a taskset list). No-op without taskset. */
+export function pin(pid: number | string, cpu: string): void {
+  if (hasTaskset()) execFileSync("taskset", ["-a", "-cp", cpu, String(pid)], { stdio: "ignore" });
+}
+
+/** Pins this process (all threads) to `cpu`; returns a function restoring the previous affinity. */
+export function pinSelf(cpu: string): () => void {
+  if (!hasTaskset()) return () => {};
+  const before = affinityOf(process.pid) ?? `0-${cpuCount() - 1}`;
+  pin(process.pid, cpu);
+  return () => pin(process.pid, before);
+}
+
+/** Kernel thread ids of this process (Linux); empty elsewhere. */
+export function threadIds(): string[] {
+  try {
+    return readdirSync("/proc/self/task");
+  } catch {
+    return [];
+  }
+}
