@@ -1,0 +1,12 @@
+/**
+ * The chaos suite: every scenario against the simulator's fault injection, asserting the final truth
+ * (gateway = venue for every order; nothing duplicated, nothing lost). Scenarios run one after the
+ * other in this file so the results table below is complete when it prints.
+ */
+import { afterAll } from "vitest";
+import { report } from "./harness/results.js";
+import { lostResponses } from "./scenarios/lostResponses.js";
+
+lostResponses();
+
+afterAll(() => report());
