@@ -5,7 +5,7 @@
  */
 import type { KeyPair } from "../../src/auth/keys.js";
 import type { Instrument } from "../../src/domain/types.js";
-import { type Order, OrderStore } from "../../src/orders/index.js";
+import { type CancelDecision, Ev, type Order, OrderStore } from "../../src/orders/index.js";
 import { OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
 import { makeGrid } from "../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
@@ -100,11 +100,17 @@ export async function startRig(): Promise<Rig> {
 
 let orderNo = 0;
 
+export interface SpotParams {
+  symbol: string;
+  exchange?: string;
+  side: "buy" | "sell";
+  price: string;
+  qty: string;
+  expirySeconds?: number;
+}
+
 /** What the engine will do for a Spot limit create. Returns the order (status per the REST outcome). */
-export async function placeSpot(
-  rig: Rig,
-  p: { symbol: string; exchange?: string; side: "buy" | "sell"; price: string; qty: string },
-): Promise<Order> {
+export async function placeSpot(rig: Rig, p: SpotParams): Promise<Order> {
   const i = inst("spot", p.symbol, p.exchange ?? "coinswitchx");
   const o = rig.store.create({
     sessionId: 1,
@@ -122,11 +128,7 @@ export async function placeSpot(
   return o;
 }
 
-export async function sendSpot(
-  rig: Rig,
-  o: Order,
-  p: { symbol: string; exchange?: string; side: "buy" | "sell"; price: string; qty: string },
-): Promise<void> {
+export async function sendSpot(rig: Rig, o: Order, p: SpotParams): Promise<void> {
   rig.store.markSent(o.clientId);
   try {
     const rec = await rig.stack.client.createSpotOrder({
@@ -136,6 +138,7 @@ export async function sendSpot(
       quantity: p.qty,
       exchange: p.exchange ?? "coinswitchx",
       clientOrderId: o.clientId,
+      expirySeconds: p.expirySeconds,
     });
     rig.store.ackCreate(o.clientId, rec.order_id);
   } catch (e) {
@@ -243,4 +246,20 @@ export async function simSpotOrder(
   );
   if (r.status !== 200) throw new Error(`sim get order ${r.status}`);
   return r.json.data;
+}
+
+/** What the engine will do for a cancel: guard in the store, then one DELETE, then the outcome. */
+export async function cancelSpot(rig: Rig, o: Order): Promise<CancelDecision> {
+  const d = rig.store.requestCancel(o.clientId);
+  if (d.kind !== "send") return d;
+  try {
+    await rig.stack.client.cancelSpotOrder(o.exchangeId);
+    rig.store.cancelOutcome(o.clientId, Ev.CancelAcked);
+  } catch (e) {
+    if (e instanceof ValidationError)
+      rig.store.cancelOutcome(o.clientId, Ev.CancelRejected, undefined, e.exchangeMessage);
+    else if (e instanceof OutcomeUnknownError) rig.store.cancelOutcome(o.clientId, Ev.CancelOutcomeUnknown);
+    else throw e;
+  }
+  return d;
 }
