@@ -71,6 +71,7 @@ export async function startRig(): Promise<Rig> {
   const seen = new Map<string, number[]>();
   const store = new OrderStore({
     pendingNewDeadlineNs: 0,
+    pendingCancelDeadlineNs: 0,
     listener: {
       onUpdate(o) {
         let l = seen.get(o.clientId);

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { RateLimiter } from "../../src/limits/index.js";
-import { Status } from "../../src/orders/index.js";
+import { Ev, Status } from "../../src/orders/index.js";
 import {
   InstrumentTable,
   MarketData,
@@ -143,6 +143,56 @@ describe("Reconciler (HFT)", () => {
     );
     expect(r.json.result.list).toHaveLength(1);
     expect(r.json.result.list[0].orderId).toBe(o.exchangeId);
+  });
+});
+
+describe("Reconciler (HFT cancel)", () => {
+  it("cancel response lost: the order found cancelled at the venue by orderLinkId; no second cancel", async () => {
+    rig = await startRig();
+    const resent: string[] = [];
+    const feed = new OrderFeed(rig.store, new InstrumentTable(DOMAIN_INSTRUMENTS));
+    const rec = new Reconciler({
+      feed,
+      rest: rig.stack.client,
+      spot: false,
+      retryDelayMs: 10,
+      actions: { resendCancel: (o) => void resent.push(o.clientId) },
+    });
+    const o = await placeHft(rig, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.20" });
+    expect(rig.store.requestCancel(o.clientId).kind).toBe("send");
+    rig.sim.faults.add({ kind: "reset", endpoint: "POST /v5/order/cancel", count: 1 });
+    await expect(
+      rig.stack.client.cancelHftOrder({ category: "linear", symbol: "ETHUSDT", orderLinkId: o.clientId }),
+    ).rejects.toThrow(/outcome unknown/);
+    rig.store.cancelOutcome(o.clientId, Ev.CancelOutcomeUnknown);
+    expect(o.status).toBe(Status.PendingCancel);
+    const rep = await rec.reconcile();
+    expect(rep.resolved).toContainEqual(
+      expect.objectContaining({ clientId: o.clientId, action: "apply_record", status: "Cancelled" }),
+    );
+    expect(o.status).toBe(Status.Cancelled);
+    expect(resent).toEqual([]);
+  });
+
+  it("cancel that never arrived: the order is still live, so the policy asks the engine to re-send it", async () => {
+    rig = await startRig();
+    const resent: string[] = [];
+    const feed = new OrderFeed(rig.store, new InstrumentTable(DOMAIN_INSTRUMENTS));
+    const rec = new Reconciler({
+      feed,
+      rest: rig.stack.client,
+      spot: false,
+      actions: { resendCancel: (o) => void resent.push(o.clientId) },
+    });
+    const o = await placeHft(rig, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.20" });
+    rig.store.requestCancel(o.clientId);
+    rig.store.cancelOutcome(o.clientId, Ev.CancelOutcomeUnknown);
+    const rep = await rec.reconcile();
+    expect(rep.resolved).toContainEqual(
+      expect.objectContaining({ clientId: o.clientId, action: "resend_cancel" }),
+    );
+    expect(resent).toEqual([o.clientId]);
+    expect(o.status).toBe(Status.PendingCancel);
   });
 });
 
