@@ -1,5 +1,91 @@
-/** `hftgate start`: placeholder until the engine wiring lands; reports what exists. */
-export async function run(_argv: string[]): Promise<number> {
-  process.stdout.write("hftgate: the engine is not wired yet; see README status table\n");
-  return 0;
+/**
+ * `hftgate start [--config file]`: the gateway. With no configuration it runs the embedded simulator
+ * as the venue (generated key pair), the engine and the command API on 127.0.0.1:7700, prints one
+ * short block (URL, token, venue, how to run the demo), writes the same to `engine.stateFile`
+ * (mode 0600) for `hftgate demo`, and stays up until SIGINT/SIGTERM.
+ */
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { ConfigError, loadConfig } from "../config/load.js";
+import { type EngineHandle, StartupError, startEngine } from "../engine/lifecycle.js";
+import { flag, parseArgs } from "./args.js";
+
+/** What `hftgate demo` reads from the state file. */
+export interface GatewayStateFile {
+  url: string;
+  httpUrl: string;
+  token: string;
+  adminToken: string;
+  venue: string;
+  pid: number;
+  startedAt: string;
+}
+
+export function writeStateFile(path: string, h: EngineHandle): void {
+  const body: GatewayStateFile = {
+    url: h.url,
+    httpUrl: h.httpUrl,
+    token: h.token,
+    adminToken: h.adminToken,
+    venue: h.venue,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+  };
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600); // an existing file keeps its old mode otherwise
+}
+
+export function banner(h: EngineHandle, stateFile: string): string {
+  const venue =
+    h.venue === "sim" ? `embedded simulator (${h.sim?.baseUrl ?? "?"})` : "CoinSwitch PRO (real orders)";
+  return [
+    "",
+    "hftgate is running",
+    `  command API  ${h.url}`,
+    `  token        ${h.tokenGenerated ? `${h.token}  (generated; set HFTGATE_TOKEN to fix it)` : "(from your configuration)"}`,
+    `  venue        ${venue}`,
+    `  health       ${h.httpUrl}/health   metrics ${h.httpUrl}/metrics`,
+    `  demo         npm run demo   (reads ${stateFile})`,
+    `               or: hftgate demo --url ${h.url} --token <token>`,
+    "  stop         Ctrl-C",
+    "",
+  ].join("\n");
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  let handle: EngineHandle;
+  let stateFile: string;
+  try {
+    const config = loadConfig({ file: flag(args, "config") });
+    stateFile = config.engine.stateFile;
+    handle = await startEngine(config);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof StartupError) {
+      process.stderr.write(`hftgate start: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  try {
+    writeStateFile(stateFile, handle);
+  } catch (err) {
+    process.stderr.write(`hftgate start: could not write ${stateFile}: ${(err as Error).message}\n`);
+  }
+  process.stdout.write(banner(handle, stateFile));
+  const h = handle;
+  const file = stateFile;
+  return new Promise<number>((resolve) => {
+    const onSignal = (sig: NodeJS.Signals) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      void h.stop(sig).then(() => {
+        rmSync(file, { force: true });
+        resolve(0);
+      });
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
 }

@@ -14,7 +14,7 @@ export interface Config {
     hftCategory: "linear" | "option";
   };
   keys: { apiKey: string | null; secretKey: string | null };
-  sim: { port: number; seed: number; adminPort: number; syntheticMarket: boolean };
+  sim: { port: number; seed: number; adminPort: number; syntheticMarket: boolean; tickMs: number };
   gateway: {
     host: string;
     port: number;
@@ -46,6 +46,16 @@ export interface Config {
   journal: { enabled: boolean; dir: string; fsync: "none" | "interval" | "every"; fsyncIntervalMs: number };
   shutdown: { cancelLiveOrders: boolean; timeoutMs: number };
   log: { level: string; pretty: "auto" | "true" | "false" };
+  limits: { enabled: boolean; createWaitMs: number; cancelWaitMs: number };
+  risk: {
+    maxOpenOrdersPerSession: number;
+    maxOpenOrdersPerInstrument: number;
+    maxOrderNotionalInr: string;
+    maxOrderNotionalUsdt: string;
+    priceBandBps: number;
+    duplicateWindowMs: number;
+  };
+  engine: { stateFile: string; replayJournal: boolean };
 }
 
 /** A configuration problem; the message names the key and the expected form, never a secret value. */

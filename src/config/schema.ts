@@ -247,6 +247,79 @@ export const KNOBS: readonly Knob[] = [
   // shutdown
   { path: "shutdown.cancelLiveOrders", type: bool, def: false, doc: "cancel every live order on shutdown" },
   { path: "shutdown.timeoutMs", type: int(100, 120_000), def: 5_000, doc: "graceful shutdown deadline" },
+  // engine: rate limits, risk, state file (added by the engine wiring)
+  {
+    path: "limits.enabled",
+    type: bool,
+    def: true,
+    doc: "apply the account-wide rate limiter before requests leave",
+  },
+  {
+    path: "limits.createWaitMs",
+    type: int(0, 60_000),
+    def: 0,
+    doc: "how long a create may wait for rate-limit room before a retryable Reject (0 = reject at once)",
+  },
+  {
+    path: "limits.cancelWaitMs",
+    type: int(0, 60_000),
+    def: 1_000,
+    doc: "how long a cancel may wait for rate-limit room before a CancelReject (Throttled)",
+  },
+  {
+    path: "risk.maxOpenOrdersPerSession",
+    type: int(1, 1_000_000),
+    def: 500,
+    doc: "open orders per strategy session (all instruments)",
+  },
+  {
+    path: "risk.maxOpenOrdersPerInstrument",
+    type: int(1, 1_000_000),
+    def: 200,
+    doc: "open orders per instrument (account-wide)",
+  },
+  {
+    path: "risk.maxOrderNotionalInr",
+    type: str(),
+    def: "1000000",
+    doc: "largest order value on INR markets (decimal)",
+  },
+  {
+    path: "risk.maxOrderNotionalUsdt",
+    type: str(),
+    def: "10000",
+    doc: "largest order value on USDT markets (decimal)",
+  },
+  {
+    path: "risk.priceBandBps",
+    type: int(0, 1_000_000),
+    def: 1000,
+    doc: "limit prices further than this from the reference price are refused (0 = off)",
+  },
+  {
+    path: "risk.duplicateWindowMs",
+    type: int(0, 3_600_000),
+    def: 0,
+    doc: "identical orders within this window are refused (0 = off)",
+  },
+  {
+    path: "engine.stateFile",
+    type: str(),
+    def: "var/gateway.json",
+    doc: "where `hftgate start` writes the command API URL and token (mode 0600) for `hftgate demo`",
+  },
+  {
+    path: "engine.replayJournal",
+    type: bool,
+    def: true,
+    doc: "at start, replay the journal directory to rebuild orders, then reconcile with the venue",
+  },
+  {
+    path: "sim.tickMs",
+    type: int(0, 60_000),
+    def: 250,
+    doc: "simulator synthetic market step interval when embedded (0 = frozen)",
+  },
   // telemetry
   {
     path: "log.level",

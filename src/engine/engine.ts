@@ -1,0 +1,826 @@
+/**
+ * The order engine: the gateway's `GatewayEngine` (strategy commands in) and the order store's
+ * `OrderListener` (state changes out to the owning session). Command path:
+ *
+ *   NewOrder -> instrument -> risk -> store.create (client id minted) -> journal -> rate limiter
+ *            -> REST fast path (pre-signed) -> response -> store -> Ack / Reject / OutcomeUnknown
+ *
+ * Every status change, whatever its source (REST outcome, poll, stream, query), reaches strategies
+ * through the one listener below, so what a strategy sees does not depend on which source won.
+ */
+import type { Logger } from "pino";
+import { ClockError } from "../clock/clock.js";
+import type {
+  CancelAllCmd,
+  CancelCmd,
+  DisconnectReason,
+  GatewayEngine,
+  NewOrderCmd,
+  OrderUpdateBody,
+  QueryCmd,
+  SessionInfo,
+  SessionSink,
+} from "../gateway/engineApi.js";
+import type { Journal } from "../journal/writer.js";
+import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
+import { DEFAULT_LIMIT_TABLE } from "../limits/index.js";
+import {
+  type ApplyResult,
+  eventFromSpotOrder,
+  type FillReport,
+  newEvent,
+  type Order,
+  type OrderEvent,
+  type OrderListener,
+  OrderStore,
+  Source,
+  Status,
+  monoNs as storeNs,
+  TERMINAL,
+} from "../orders/index.js";
+import type { Ev } from "../orders/status.js";
+import { Ev as EV } from "../orders/status.js";
+import { monoNs } from "../protocol/clock.js";
+import { type Body, CancelAllScope, CancelRejectReason, QueryScope, UnknownOp } from "../protocol/schema.js";
+import type { RestClient } from "../rest/client.js";
+import {
+  InvalidRequestError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  ResponseShapeError,
+  RestError,
+  ValidationError,
+} from "../rest/errors.js";
+import type { SpotOrderRecord, V5OrderAck } from "../rest/wire.js";
+import type { RiskGate } from "../risk/riskGate.js";
+import type { TradingStateChange } from "../risk/tradingState.js";
+import type { InstrumentBook, InstrumentEntry } from "./instruments.js";
+import type { EngineMetrics } from "./metrics.js";
+import {
+  ackBody,
+  CANCEL_REASON,
+  cancelRejectBody,
+  fillBody,
+  RISK_TO_CODE,
+  rejectBody,
+  riskText,
+  SIDE_FROM_WIRE,
+  STATE_TO_WIRE,
+  TIF_FROM_WIRE,
+  TYPE_FROM_WIRE,
+  unknownBody,
+  updateBody,
+  WIRE_STATUS,
+} from "./wireMap.js";
+
+export interface EngineOptions {
+  hftCategory: string;
+  spotExpirySeconds: number;
+  createWaitMs: number;
+  cancelWaitMs: number;
+}
+
+export interface EngineDeps {
+  client: RestClient;
+  instruments: InstrumentBook;
+  risk: RiskGate;
+  limiter: RateLimiter | undefined;
+  journal: Journal | undefined;
+  metrics: EngineMetrics;
+  log: Logger;
+  options: EngineOptions;
+  /** Called when an order needs a targeted query soon (unknown outcome, refused cancel, ...). */
+  resolveSoon?: (o: Order) => void;
+}
+
+/** Per-order engine context kept until the order's first answer (Ack / Reject) is sent. */
+interface Pending {
+  recvNs: number;
+  unknownSent: boolean;
+  /** Set when the engine already told the strategy why (throttle, local validation). */
+  silent: boolean;
+}
+
+const NOOP_SINK: SessionSink = {
+  send: () => 0,
+  broadcast: () => 0,
+  cork: (_id, fn) => fn(),
+  session: () => undefined,
+  sessions: () => [],
+};
+
+export class Engine implements GatewayEngine, OrderListener {
+  readonly store: OrderStore;
+  private sink: SessionSink = NOOP_SINK;
+  private readonly client: RestClient;
+  private readonly book: InstrumentBook;
+  private readonly risk: RiskGate;
+  private readonly limiter: RateLimiter | undefined;
+  private readonly journal: Journal | undefined;
+  private readonly m: EngineMetrics;
+  private readonly log: Logger;
+  private readonly o: EngineOptions;
+  private resolveSoon: (o: Order) => void;
+  /** Session name → owner key (the store's `sessionId`); stable across reconnects and restarts. */
+  private readonly ownerByName = new Map<string, number>();
+  private readonly nameByOwner = new Map<number, string>();
+  private readonly ownerToSession = new Map<number, number>();
+  private readonly sessionToOwner = new Map<number, number>();
+  private readonly pending = new Map<string, Pending>();
+  private readonly updScratch = {} as Body<"OrderUpdate">;
+  private accepting = true;
+  /** True while the journal is replayed: no requests, no messages. */
+  replaying = false;
+  /** Event timestamp of the venue event being applied (0 = not a venue event), for stream latency. */
+  private venueEventNs = 0;
+  private venueEventSent = false;
+
+  constructor(d: EngineDeps) {
+    this.client = d.client;
+    this.book = d.instruments;
+    this.risk = d.risk;
+    this.limiter = d.limiter;
+    this.journal = d.journal;
+    this.m = d.metrics;
+    this.log = d.log;
+    this.o = d.options;
+    this.resolveSoon = d.resolveSoon ?? (() => {});
+    this.store = new OrderStore({ listener: this });
+    this.risk.addListener({ onTradingState: (c) => this.onTradingState(c) });
+  }
+
+  attach(sink: SessionSink): void {
+    this.sink = sink;
+  }
+
+  /** Stops taking new orders (shutdown); cancels still pass. */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+
+  setResolver(fn: (o: Order) => void): void {
+    this.resolveSoon = fn;
+  }
+
+  // ---------------------------------------------------------------- owners
+
+  ownerOf(name: string): number {
+    let k = this.ownerByName.get(name);
+    if (k === undefined) {
+      k = this.ownerByName.size + 1;
+      this.ownerByName.set(name, k);
+      this.nameByOwner.set(k, name);
+    }
+    return k;
+  }
+  ownerName(owner: number): string {
+    return this.nameByOwner.get(owner) ?? `owner-${owner}`;
+  }
+  private ownerOfSession(s: SessionInfo): number {
+    return this.sessionToOwner.get(s.sessionId) ?? this.bind(s);
+  }
+  private bind(s: SessionInfo): number {
+    const k = this.ownerOf(s.name);
+    this.ownerToSession.set(k, s.sessionId);
+    this.sessionToOwner.set(s.sessionId, k);
+    return k;
+  }
+  /** Gateway session id of an order's owner, 0 when that owner has not logged on (since a restart). */
+  private sid(o: Order): number {
+    return this.ownerToSession.get(o.sessionId) ?? 0;
+  }
+
+  // ---------------------------------------------------------------- GatewayEngine
+
+  instruments() {
+    return this.book.all();
+  }
+
+  tradingState(): number {
+    return STATE_TO_WIRE[this.risk.state];
+  }
+
+  onLogon(session: SessionInfo, _resumed: boolean): void {
+    this.bind(session);
+    this.sendCredit(session.sessionId, this.book.all()[0]?.surface === "spot" ? "spot.create" : "hft.create");
+  }
+
+  onNewOrder(session: SessionInfo, cmd: NewOrderCmd, recvNs: number): void {
+    const t0 = monoNs();
+    this.m.decode.record(t0 - recvNs);
+    const sid = session.sessionId;
+    if (!this.accepting) {
+      this.sink.send(
+        sid,
+        "Reject",
+        rejectBody(cmd.clOrdNo, "VenueUnavailable", "gateway shutting down"),
+        recvNs,
+      );
+      this.m.outcomes.rejected_engine.inc();
+      return;
+    }
+    const e = this.book.byId(cmd.instrumentId);
+    if (e === undefined) {
+      this.sink.send(sid, "Reject", rejectBody(cmd.clOrdNo, "UnknownInstrument"), recvNs);
+      this.m.outcomes.rejected_risk.inc();
+      return;
+    }
+    const inst = e.inst;
+    const side = SIDE_FROM_WIRE[cmd.side]!;
+    const type = TYPE_FROM_WIRE[cmd.ordType]!;
+    const tif = TIF_FROM_WIRE[cmd.tif]!;
+    if (inst.surface === "spot" && (type !== "limit" || tif !== "GTC")) {
+      // [docs] Spot v2 takes limit orders only and has no time-in-force field.
+      this.sink.send(
+        sid,
+        "Reject",
+        rejectBody(cmd.clOrdNo, "VenueRejected", "spot accepts GTC limit orders only"),
+        recvNs,
+      );
+      this.m.outcomes.rejected_risk.inc();
+      return;
+    }
+    const owner = this.ownerOfSession(session);
+    const intent = {
+      sessionId: owner,
+      instrumentId: inst.id,
+      side,
+      type,
+      priceTicks: type === "market" ? 0 : cmd.priceTicks,
+      qtyLots: cmd.qtyLots,
+    };
+    const code = this.risk.check(intent);
+    const t1 = monoNs();
+    this.m.risk.record(t1 - t0);
+    if (code !== null) {
+      this.sink.send(sid, "Reject", rejectBody(cmd.clOrdNo, RISK_TO_CODE[code], riskText(code)), recvNs);
+      this.m.outcomes.rejected_risk.inc();
+      return;
+    }
+    let order: Order;
+    try {
+      order = this.store.create({
+        sessionId: owner,
+        clientOrderNo: cmd.clOrdNo,
+        instrumentId: inst.id,
+        symbol: inst.symbol,
+        surface: inst.surface,
+        side,
+        type,
+        tif,
+        positionIdx: (inst.surface === "hft" ? cmd.positionIdx : 0) as 0 | 1 | 2,
+        priceTicks: intent.priceTicks,
+        qtyLots: cmd.qtyLots,
+      });
+    } catch (err) {
+      // Duplicate order number (e.g. reused after a restart) or bad numbers: nothing was created.
+      this.sink.send(
+        sid,
+        "Reject",
+        rejectBody(cmd.clOrdNo, "ClOrdNoNotIncreasing", (err as Error).message),
+        recvNs,
+      );
+      this.m.outcomes.rejected_engine.inc();
+      return;
+    }
+    this.risk.onOpen(order.clientId, intent);
+    this.pending.set(order.clientId, { recvNs, unknownSent: false, silent: false });
+    const priceText = type === "market" ? "" : e.price.format(intent.priceTicks);
+    const qtyText = e.qty.format(cmd.qtyLots);
+    this.journal?.command({
+      session: this.ownerName(owner),
+      op: "new",
+      clientId: order.clientId,
+      symbol: inst.symbol,
+      side,
+      type,
+      price: priceText,
+      qty: qtyText,
+      tif,
+      reason: `no=${cmd.clOrdNo};inst=${e.key};pos=${order.positionIdx}`,
+    });
+    const cls: LimitClass = inst.surface === "spot" ? "spot.create" : "hft.create";
+    const lim = this.limiter?.acquire(cls, "create", this.o.createWaitMs);
+    if (lim === undefined || lim.status === "granted") {
+      this.sendCreate(order, e, priceText, qtyText, 1);
+    } else if (lim.status === "rejected") {
+      this.throttled(order, lim);
+    } else {
+      lim.done.then((r) => {
+        if (r.status === "granted") this.sendCreate(order, e, priceText, qtyText, 1);
+        else this.throttled(order, r);
+      });
+    }
+  }
+
+  private throttled(o: Order, r: Rejected): void {
+    const p = this.pending.get(o.clientId);
+    if (p) p.silent = true;
+    const sid = this.sid(o);
+    const code = r.reason === "CIRCUIT_OPEN" ? "CircuitOpen" : "RateLimited";
+    this.sink.send(
+      sid,
+      "Reject",
+      rejectBody(o.clientOrderNo, code, `${r.reason.toLowerCase()}: retry in ${r.retryAfterMs} ms`, true),
+      p?.recvNs ?? 0,
+    );
+    this.m.outcomes.rejected_throttle.inc();
+    this.store.rejectCreate(o.clientId, `throttled: ${r.reason}`);
+    this.sendCredit(sid, r.cls);
+  }
+
+  /** Builds and sends the create (attempt 1, or a same-id resend from resolution). */
+  sendCreate(o: Order, e: InstrumentEntry, priceText: string, qtyText: string, attempt: number): void {
+    const t0 = monoNs();
+    let req: ReturnType<RestClient["prepareHftCreate"]>;
+    try {
+      req =
+        o.surface === "hft"
+          ? this.client.prepareHftCreate(
+              {
+                category: this.o.hftCategory,
+                symbol: o.symbol,
+                side: o.side,
+                orderType: o.type,
+                qty: qtyText,
+                price: o.type === "limit" ? priceText : undefined,
+                positionIdx: o.positionIdx,
+                timeInForce: o.tif,
+                orderLinkId: o.clientId,
+              },
+              e.orderGrid,
+            )
+          : this.client.prepareSpotCreate(
+              {
+                symbol: o.symbol,
+                side: o.side,
+                price: priceText,
+                quantity: qtyText,
+                exchange: e.inst.venue,
+                clientOrderId: o.clientId,
+                expirySeconds: this.o.spotExpirySeconds,
+              },
+              e.orderGrid,
+            );
+    } catch (err) {
+      // Local validation or the clock guard: nothing was sent.
+      this.createFailed(o, err, 0);
+      return;
+    }
+    this.m.assembly.record(monoNs() - t0);
+    this.journal?.request({
+      clientId: o.clientId,
+      op: "create",
+      method: req.endpoint.method,
+      path: req.path,
+      attempt,
+    });
+    this.store.markSent(o.clientId);
+    const sent = monoNs();
+    this.client.send<V5OrderAck | SpotOrderRecord>(req).then(
+      (res) => this.createAnswered(o, res, sent),
+      (err) => this.createFailed(o, err, sent),
+    );
+  }
+
+  private createAnswered(o: Order, res: V5OrderAck | SpotOrderRecord, sentNs: number): void {
+    const rtt = monoNs() - sentNs;
+    this.m.exchangeRtt.record(rtt);
+    const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
+    this.limiter?.reportOutcome(cls, 200);
+    this.journal?.response({
+      clientId: o.clientId,
+      op: "create",
+      status: 200,
+      latencyUs: Math.round(rtt / 1000),
+      body: JSON.stringify(res),
+    });
+    if (o.surface === "hft") {
+      const id = (res as V5OrderAck).orderId;
+      if (typeof id !== "string" || id === "") {
+        this.createFailed(o, new ResponseShapeError("create ack without orderId", "hft.createOrder", 200), 0);
+        return;
+      }
+      this.store.ackCreate(o.clientId, id);
+      return;
+    }
+    const rec = res as SpotOrderRecord;
+    if (typeof rec?.order_id !== "string" || rec.order_id === "") {
+      this.createFailed(
+        o,
+        new ResponseShapeError("create answer without order_id", "spot.createOrder", 200),
+        0,
+      );
+      return;
+    }
+    this.store.ackCreate(o.clientId, rec.order_id);
+    if (rec.status !== "OPEN" || (rec.executed_qty ?? 0) > 0) this.applySpotRecord(o, rec);
+  }
+
+  private applySpotRecord(o: Order, rec: SpotOrderRecord): void {
+    const e = this.book.byId(o.instrumentId);
+    if (e === undefined) return;
+    const ev = this.scratchEvent;
+    try {
+      eventFromSpot(rec, e, ev);
+    } catch {
+      this.m.invalidEvents.inc();
+      return;
+    }
+    this.store.apply(ev);
+  }
+  private readonly scratchEvent: OrderEvent = newScratchEvent();
+
+  private createFailed(o: Order, err: unknown, sentNs: number): void {
+    const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
+    const status = err instanceof RestError ? err.status : 0;
+    if (sentNs > 0) {
+      this.limiter?.reportOutcome(
+        cls,
+        status,
+        err instanceof RateLimitedError ? err.retryAfterMs : undefined,
+      );
+      this.journal?.response({
+        clientId: o.clientId,
+        op: "create",
+        status,
+        latencyUs: Math.round((monoNs() - sentNs) / 1000),
+        body: err instanceof ValidationError ? err.exchangeMessage : String((err as Error)?.message ?? err),
+      });
+    }
+    if (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError) {
+      // Ambiguity is a state: resolve by client id, never report a rejection, never re-send under a new id.
+      this.risk.recordUnknownOutcome();
+      this.store.createUnknown(o.clientId);
+      this.resolveSoon(o);
+      return;
+    }
+    const p = this.pending.get(o.clientId);
+    if (err instanceof RateLimitedError) {
+      if (p) p.silent = true;
+      this.sink.send(
+        this.sid(o),
+        "Reject",
+        rejectBody(o.clientOrderNo, "RateLimited", "exchange answered 429", true),
+        p?.recvNs ?? 0,
+      );
+      this.m.outcomes.rejected_throttle.inc();
+      this.store.rejectCreate(o.clientId, "429");
+      return;
+    }
+    let code: "VenueRejected" | "VenueUnavailable" | "InsufficientBalance" | "BadPrice" = "VenueRejected";
+    let text: string;
+    if (err instanceof ValidationError) {
+      text = err.exchangeMessage || err.message;
+      if (/balance|margin/i.test(text)) code = "InsufficientBalance";
+      this.risk.recordVenueReject();
+    } else if (err instanceof NetworkError || err instanceof ClockError) {
+      code = "VenueUnavailable";
+      text = (err as Error).message;
+    } else if (err instanceof InvalidRequestError) {
+      code = "BadPrice";
+      text = err.message;
+    } else {
+      text = (err as Error)?.message ?? String(err);
+    }
+    if (p) p.silent = true;
+    this.sink.send(
+      this.sid(o),
+      "Reject",
+      rejectBody(o.clientOrderNo, code, text.slice(0, 64), code === "VenueUnavailable"),
+      p?.recvNs ?? 0,
+    );
+    this.m.outcomes[code === "VenueUnavailable" ? "rejected_engine" : "rejected_venue"].inc();
+    this.store.rejectCreate(o.clientId, text);
+  }
+
+  onCancel(session: SessionInfo, cmd: CancelCmd, recvNs: number): void {
+    const owner = this.ownerOfSession(session);
+    let o: Order | undefined;
+    if (cmd.clOrdNo !== 0) o = this.store.bySessionOrder(owner, cmd.clOrdNo);
+    else {
+      o = this.store.byExchangeId(cmd.exchangeOrderId);
+      if (o !== undefined && o.sessionId !== owner) o = undefined; // never someone else's order
+    }
+    if (o === undefined) {
+      this.m.cancelRejects.inc();
+      this.sink.send(
+        session.sessionId,
+        "CancelReject",
+        cancelRejectBody(cmd.clOrdNo, CancelRejectReason.UnknownOrder, cmd.exchangeOrderId, "no such order"),
+        recvNs,
+      );
+      return;
+    }
+    this.journal?.command({ session: session.name, op: "cancel", clientId: o.clientId });
+    this.cancelOne(o, recvNs, true);
+  }
+
+  /** Runs the cancel guard; `tell` = answer a refusal with CancelReject (single cancels). */
+  private cancelOne(o: Order, recvNs: number, tell: boolean): void {
+    const d = this.store.requestCancel(o.clientId);
+    if (d.kind === "send") this.sendCancel(o);
+    else if (d.kind === "reject" && tell) {
+      this.m.cancelRejects.inc();
+      this.sink.send(
+        this.sid(o),
+        "CancelReject",
+        cancelRejectBody(o.clientOrderNo, CANCEL_REASON[d.code], o.exchangeId, d.message),
+        recvNs,
+      );
+    }
+    // "hold": sent by onCancelReleased once the create is acked.
+  }
+
+  private sendCancel(o: Order): void {
+    if (this.replaying) return;
+    const cls: LimitClass = o.surface === "spot" ? "spot.cancel" : "hft.cancel";
+    const lim = this.limiter?.acquire(cls, "cancel", this.o.cancelWaitMs);
+    if (lim === undefined || lim.status === "granted") this.doSendCancel(o, cls);
+    else if (lim.status === "rejected") this.cancelThrottled(o, lim);
+    else
+      lim.done.then((r) => {
+        if (r.status === "granted") this.doSendCancel(o, cls);
+        else this.cancelThrottled(o, r);
+      });
+  }
+
+  private cancelThrottled(o: Order, r: Rejected): void {
+    this.store.cancelOutcome(o.clientId, EV.CancelRejected, undefined, `throttled: ${r.reason}`);
+    this.m.cancelRejects.inc();
+    this.sink.send(
+      this.sid(o),
+      "CancelReject",
+      cancelRejectBody(
+        o.clientOrderNo,
+        CancelRejectReason.Throttled,
+        o.exchangeId,
+        `throttled: retry in ${r.retryAfterMs} ms`,
+      ),
+    );
+    this.sendCredit(this.sid(o), r.cls);
+  }
+
+  /** Sends one cancel request for an order already in PendingCancel (also the resolver's resend). */
+  doSendCancel(o: Order, cls: LimitClass): void {
+    let req: ReturnType<RestClient["prepareSpotCancel"]>;
+    try {
+      req =
+        o.surface === "spot"
+          ? this.client.prepareSpotCancel(o.exchangeId)
+          : this.client.prepareHftCancel({
+              category: this.o.hftCategory,
+              symbol: o.symbol,
+              orderId: o.exchangeId,
+            });
+    } catch (err) {
+      this.cancelFailed(o, cls, err, 0);
+      return;
+    }
+    this.journal?.request({
+      clientId: o.clientId,
+      op: "cancel",
+      method: req.endpoint.method,
+      path: req.path,
+    });
+    this.m.cancelsSent.inc();
+    const sent = monoNs();
+    this.client.send<V5OrderAck | SpotOrderRecord>(req).then(
+      (res) => this.cancelAnswered(o, cls, res, sent),
+      (err) => this.cancelFailed(o, cls, err, sent),
+    );
+  }
+
+  private cancelAnswered(o: Order, cls: LimitClass, res: V5OrderAck | SpotOrderRecord, sentNs: number): void {
+    const rtt = monoNs() - sentNs;
+    this.m.exchangeRtt.record(rtt);
+    this.limiter?.reportOutcome(cls, 200);
+    this.journal?.response({
+      clientId: o.clientId,
+      op: "cancel",
+      status: 200,
+      latencyUs: Math.round(rtt / 1000),
+      body: JSON.stringify(res),
+    });
+    this.store.cancelOutcome(o.clientId, EV.CancelAcked);
+    if (o.surface === "spot") {
+      const rec = res as SpotOrderRecord;
+      if (rec?.status !== "CANCELLATION_RAISED" || (rec.executed_qty ?? 0) > 0) this.applySpotRecord(o, rec);
+    }
+    // [assumed] the final Cancelled comes from the feed or a query; ask soon rather than wait a poll.
+    if (!TERMINAL[o.status]) this.resolveSoon(o);
+  }
+
+  private cancelFailed(o: Order, cls: LimitClass, err: unknown, sentNs: number): void {
+    const status = err instanceof RestError ? err.status : 0;
+    if (sentNs > 0) {
+      this.limiter?.reportOutcome(
+        cls,
+        status,
+        err instanceof RateLimitedError ? err.retryAfterMs : undefined,
+      );
+      this.journal?.response({
+        clientId: o.clientId,
+        op: "cancel",
+        status,
+        latencyUs: Math.round((monoNs() - sentNs) / 1000),
+        body: err instanceof ValidationError ? err.exchangeMessage : String((err as Error)?.message ?? err),
+      });
+    }
+    if (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError) {
+      this.store.cancelOutcome(o.clientId, EV.CancelOutcomeUnknown);
+      this.resolveSoon(o);
+      return;
+    }
+    const text =
+      err instanceof ValidationError ? err.exchangeMessage || err.message : String((err as Error)?.message);
+    this.store.cancelOutcome(o.clientId, EV.CancelRejected, undefined, text);
+    this.m.cancelRejects.inc();
+    const reason =
+      err instanceof RateLimitedError || err instanceof NetworkError
+        ? CancelRejectReason.Throttled
+        : CancelRejectReason.VenueRejected;
+    this.sink.send(
+      this.sid(o),
+      "CancelReject",
+      cancelRejectBody(o.clientOrderNo, reason, o.exchangeId, text.slice(0, 64)),
+    );
+    // The venue refused: it may know something we do not (filled, expiring). Ask it.
+    if (!TERMINAL[o.status]) this.resolveSoon(o);
+  }
+
+  onCancelAll(session: SessionInfo, cmd: CancelAllCmd, _recvNs: number): void {
+    const owner = this.ownerOfSession(session);
+    this.journal?.command({ session: session.name, op: "cancelAll", reason: `scope=${cmd.scope}` });
+    if (cmd.scope === CancelAllScope.Account && session.admin) {
+      this.kill(`kill switch from session ${session.name}`);
+      return;
+    }
+    const list =
+      cmd.scope === CancelAllScope.Session
+        ? this.store.liveOrders(owner)
+        : cmd.scope === CancelAllScope.SessionInstrument
+          ? this.store.liveOrders(owner, cmd.instrumentId)
+          : this.store.liveOrders();
+    for (const o of list) this.cancelOne(o, 0, false);
+  }
+
+  /** Halts trading and cancels every live order of the account. Returns how many cancels were asked. */
+  kill(reason: string): number {
+    this.risk.kill(reason);
+    const list = this.store.liveOrders();
+    for (const o of list) this.cancelOne(o, 0, false);
+    return list.length;
+  }
+
+  /** Cancels every live order (shutdown); returns how many were live. */
+  cancelEverything(): number {
+    const list = this.store.liveOrders();
+    for (const o of list) this.cancelOne(o, 0, false);
+    return list.length;
+  }
+
+  onQuery(session: SessionInfo, cmd: QueryCmd): readonly OrderUpdateBody[] {
+    const owner = this.ownerOfSession(session);
+    if (cmd.scope === QueryScope.One) {
+      const o = this.store.bySessionOrder(owner, cmd.clOrdNo);
+      return o ? [updateBody(o, this.book.byId(o.instrumentId), 0, 0)] : [];
+    }
+    return this.store.liveOrders(owner).map((o) => updateBody(o, this.book.byId(o.instrumentId), 0, 0));
+  }
+
+  onDisconnect(session: SessionInfo, reason: DisconnectReason, cancelOrders: boolean): void {
+    if (!cancelOrders) return;
+    const owner = this.ownerOfSession(session);
+    const list = this.store.liveOrders(owner);
+    if (list.length > 0)
+      this.log.info({ session: session.name, reason, orders: list.length }, "cancel on disconnect");
+    for (const o of list) this.cancelOne(o, 0, false);
+  }
+
+  // ---------------------------------------------------------------- venue events
+
+  /** Applies one normalized venue event (poll, stream, query); measures event → strategy latency. */
+  applyVenueEvent(ev: OrderEvent): ApplyResult {
+    this.venueEventNs = ev.tsNs;
+    this.venueEventSent = false;
+    const r = this.store.apply(ev);
+    if (this.venueEventSent) this.m.streamToStrategy.record(storeNs() - ev.tsNs);
+    this.venueEventNs = 0;
+    return r;
+  }
+
+  // ---------------------------------------------------------------- OrderListener
+
+  onUpdate(o: Order, prev: Status, _cause: Ev): void {
+    const st = o.status;
+    if (TERMINAL[st] && !TERMINAL[prev]) {
+      this.risk.onClosed(o.clientId);
+      if (st === Status.Filled) this.m.outcomes.filled.inc();
+      else if (st === Status.Cancelled) this.m.outcomes.cancelled.inc();
+      else if (st === Status.Expired) this.m.outcomes.expired.inc();
+    }
+    if (this.replaying) {
+      if (TERMINAL[st]) this.pending.delete(o.clientId);
+      return;
+    }
+    const sid = this.sid(o);
+    const p = this.pending.get(o.clientId);
+    if (p !== undefined) {
+      if (st === Status.PendingNew) return;
+      if (st === Status.Unknown) {
+        if (!p.unknownSent) {
+          p.unknownSent = true;
+          this.m.outcomes.unknown.inc();
+          this.sink.send(
+            sid,
+            "OutcomeUnknown",
+            unknownBody(o, UnknownOp.NewOrder, "create outcome unknown; resolving by client id"),
+            p.recvNs,
+          );
+        }
+        return;
+      }
+      this.pending.delete(o.clientId);
+      if (st === Status.Rejected && o.exchangeId === "") {
+        if (!p.silent) {
+          this.m.outcomes.rejected_venue.inc();
+          this.sink.send(
+            sid,
+            "Reject",
+            rejectBody(o.clientOrderNo, "VenueRejected", o.rejectReason.slice(0, 64) || undefined),
+            p.recvNs,
+          );
+        }
+        return;
+      }
+      this.m.outcomes.acked.inc();
+      this.sink.send(sid, "Ack", ackBody(o), p.recvNs);
+      if (p.recvNs > 0) this.m.ackToStrategy.record(monoNs() - p.recvNs);
+      if (st === Status.New) return;
+    } else if (WIRE_STATUS[prev] === WIRE_STATUS[st]) {
+      return; // CancellationRaised after PendingCancel: nothing new for the strategy
+    }
+    this.sink.send(sid, "OrderUpdate", updateBody(o, this.book.byId(o.instrumentId), 0, 0, this.updScratch));
+    if (this.venueEventNs > 0) this.venueEventSent = true;
+  }
+
+  onFill(o: Order, f: FillReport): void {
+    this.risk.onFill(o.clientId, f.lots);
+    if (this.replaying) return;
+    const e = this.book.byId(o.instrumentId);
+    this.sink.send(
+      this.sid(o),
+      "Fill",
+      fillBody(o, e?.inst.quote ?? "", f.execId, f.pxTicks, f.lots, f.fee, 0),
+    );
+    if (this.venueEventNs > 0) this.venueEventSent = true;
+  }
+
+  onCancelReleased(o: Order): void {
+    if (this.replaying) return;
+    // Called inside store.apply: send after it returns so the store is never re-entered.
+    queueMicrotask(() => this.sendCancel(o));
+  }
+
+  // ---------------------------------------------------------------- state, credit
+
+  private onTradingState(c: TradingStateChange): void {
+    this.journal?.note({ text: `trading state ${c.from} -> ${c.to} (${c.source}): ${c.reason}` });
+    this.log.warn({ from: c.from, to: c.to, source: c.source, reason: c.reason }, "trading state changed");
+    this.sink.broadcast("TradingState", {
+      state: STATE_TO_WIRE[c.to],
+      instrumentId: 0,
+      text: c.reason.slice(0, 64),
+    });
+  }
+
+  private sendCredit(sid: number, cls: LimitClass): void {
+    if (this.limiter === undefined || sid === 0) return;
+    const spec = DEFAULT_LIMIT_TABLE.buckets[DEFAULT_LIMIT_TABLE.classes[cls]]!;
+    this.sink.send(sid, "Credit", {
+      bucket: cls.endsWith("cancel") ? 2 : 1,
+      remaining: this.limiter.credit(cls),
+      capacity: spec.capacity,
+      resetInMs: spec.windowMs,
+    });
+  }
+
+  /** Broadcasts the create credit of a class (circuit changes). */
+  broadcastCredit(cls: LimitClass): void {
+    for (const s of this.sink.sessions()) this.sendCredit(s.sessionId, cls);
+  }
+
+  /** Orders whose first answer is still owed (for tests and health). */
+  get unanswered(): number {
+    return this.pending.size;
+  }
+}
+
+function newScratchEvent(): OrderEvent {
+  return newEvent();
+}
+function eventFromSpot(rec: SpotOrderRecord, e: InstrumentEntry, out: OrderEvent): OrderEvent {
+  return eventFromSpotOrder(rec, e.grid, Source.Rest, storeNs(), out);
+}

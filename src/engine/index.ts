@@ -1,0 +1,24 @@
+/** Public surface of the engine: import from here. */
+export { Engine, type EngineDeps, type EngineOptions } from "./engine.js";
+export { healthReply, metricsReply } from "./health.js";
+export {
+  hftInstruments,
+  InstrumentBook,
+  type InstrumentEntry,
+  InstrumentError,
+  instrumentKey,
+  loadInstruments,
+  pow10Step,
+  StepFormatter,
+  spotInstruments,
+} from "./instruments.js";
+export {
+  type EngineHandle,
+  type FeedContext,
+  type StartOptions,
+  StartupError,
+  startEngine,
+} from "./lifecycle.js";
+export { EngineMetrics, OUTCOMES, STAGES } from "./metrics.js";
+export { parseOrderTag, type ReplaySummary, replayInto } from "./recovery.js";
+export { type SyncOptions, type VenueFeed, VenueSync } from "./sync.js";

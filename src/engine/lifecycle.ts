@@ -1,0 +1,500 @@
+/**
+ * The one place that owns the process lifecycle. Start order: keys (and the embedded simulator for
+ * venue `sim`), REST stack (clock sync, warm connections, pre-signer), instruments from the venue,
+ * risk and limits, journal replay, venue feeds and reconciliation, then the command API. Stop order
+ * is the reverse, bounded by `shutdown.timeoutMs`.
+ */
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import { KeyError, type KeyPair, loadKeyPair } from "../auth/keys.js";
+import { generateKeyHex } from "../commands/keygen.js";
+import type { Config } from "../config/load.js";
+import type { Surface } from "../domain/types.js";
+import { Gateway } from "../gateway/gateway.js";
+import { Journal } from "../journal/writer.js";
+import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../limits/index.js";
+import { type Order, TERMINAL } from "../orders/index.js";
+import { createRestStack, type RestStack } from "../rest/stack.js";
+import type { RiskConfig } from "../risk/config.js";
+import { RiskGate } from "../risk/riskGate.js";
+import type { DeepPartial, SimHandle, SimOptions } from "../sim/index.js";
+import { startSimulator } from "../sim/index.js";
+import { createLogger, registerSecret } from "../telemetry/logger.js";
+import { Engine } from "./engine.js";
+import { healthReply, metricsReply } from "./health.js";
+import { type InstrumentBook, loadInstruments } from "./instruments.js";
+import { EngineMetrics } from "./metrics.js";
+import { type ReplaySummary, replayInto } from "./recovery.js";
+import { type VenueFeed, VenueSync } from "./sync.js";
+
+/** A start-up problem the user must fix (missing keys, bad configuration); the message says what. */
+export class StartupError extends Error {
+  override readonly name = "StartupError";
+}
+
+export interface StartOptions {
+  /** Logger to use (default: one from `config.log`). */
+  logger?: Logger;
+  /** Extra simulator options for venue `sim` (tests: synthetic market off, faults, delays). */
+  sim?: DeepPartial<SimOptions>;
+  /** Risk overrides beyond the config knobs (tests). */
+  risk?: Partial<RiskConfig>;
+  /**
+   * Extra push feeds (e.g. the Spot Socket.IO consumers from src/streams). They are started after
+   * the journal replay, reconciled, and stopped at shutdown. TODO(streams): build them here by default.
+   */
+  feeds?: (ctx: FeedContext) => VenueFeed[];
+  /** Install SIGINT/SIGTERM handlers that stop the engine (the `start` command does). */
+  handleSignals?: boolean;
+}
+
+/** What a push feed needs from the engine. */
+export interface FeedContext {
+  engine: Engine;
+  rest: RestStack;
+  instruments: InstrumentBook;
+  keys: KeyPair;
+  config: Config;
+  streamBaseUrl: string;
+  metrics: EngineMetrics;
+  log: Logger;
+}
+
+export interface EngineHandle {
+  readonly engine: Engine;
+  readonly gateway: Gateway;
+  readonly rest: RestStack;
+  readonly instruments: InstrumentBook;
+  readonly sync: VenueSync;
+  readonly metrics: EngineMetrics;
+  readonly risk: RiskGate;
+  readonly journal: Journal | undefined;
+  /** The embedded simulator (venue `sim`), else undefined. */
+  readonly sim: SimHandle | undefined;
+  /** ws://host:port/v1/ws */
+  readonly url: string;
+  /** http://host:port (serves /health and /metrics) */
+  readonly httpUrl: string;
+  readonly token: string;
+  readonly adminToken: string;
+  /** True when the token was generated at start (print it; it is not in the config). */
+  readonly tokenGenerated: boolean;
+  readonly venue: "sim" | "exchange";
+  readonly replay: ReplaySummary | undefined;
+  /** Reconciled and the venue answered recently. */
+  ready(): boolean;
+  /** Graceful stop; idempotent; resolves within `shutdown.timeoutMs`. */
+  stop(reason?: string): Promise<void>;
+}
+
+function loadKeys(config: Config): KeyPair {
+  try {
+    return loadKeyPair(config.keys.secretKey ?? undefined, config.keys.apiKey ?? undefined);
+  } catch (err) {
+    if (err instanceof KeyError) {
+      throw new StartupError(
+        `venue "exchange" needs valid keys: ${err.message}. Set HFTGATE_SECRET_KEY (and optionally HFTGATE_API_KEY) or keys.secretKey in the config file.`,
+      );
+    }
+    throw err;
+  }
+}
+
+export async function startEngine(config: Config, opts: StartOptions = {}): Promise<EngineHandle> {
+  const log = opts.logger ?? createLogger({ level: config.log.level, pretty: config.log.pretty });
+  registerSecret(config.keys.secretKey);
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const undo = async () => {
+    for (const f of cleanups.reverse()) await Promise.resolve(f()).catch(() => {});
+  };
+  try {
+    return await boot(config, opts, log, cleanups);
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+}
+
+async function boot(
+  config: Config,
+  opts: StartOptions,
+  log: Logger,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<EngineHandle> {
+  // 1. keys and venue
+  let keys: KeyPair;
+  let sim: SimHandle | undefined;
+  let spotBase = config.venue.spotBaseUrl;
+  let hftBase = config.venue.hftBaseUrl;
+  let streamBase = config.venue.streamUrl;
+  if (config.venue.kind === "sim") {
+    const kp = config.keys.secretKey ? undefined : generateKeyHex();
+    if (kp) registerSecret(kp.secretKey);
+    keys = kp ? loadKeyPair(kp.secretKey) : loadKeys(config);
+    sim = await startSimulator({
+      host: "127.0.0.1",
+      port: config.sim.port,
+      seed: config.sim.seed,
+      apiKeys: [keys.apiKey],
+      ...(config.sim.adminPort >= 0 ? { adminPort: config.sim.adminPort } : {}),
+      ...opts.sim,
+      market: { synthetic: config.sim.syntheticMarket, tickMs: config.sim.tickMs, ...opts.sim?.market },
+    });
+    const s = sim;
+    cleanups.push(() => s.stop());
+    spotBase = hftBase = streamBase = sim.baseUrl;
+    log.info({ url: sim.baseUrl, apiKey: keys.apiKey }, "embedded simulator started");
+  } else {
+    keys = loadKeys(config);
+  }
+
+  // 2. REST stack: clock sync, warm pool, pre-signer
+  const rest = createRestStack({
+    keys,
+    spotBaseUrl: spotBase,
+    hftBaseUrl: hftBase,
+    http: {
+      connections: config.http.connections,
+      connectTimeoutMs: config.http.connectTimeoutMs,
+      headersTimeoutMs: config.http.headersTimeoutMs,
+      bodyTimeoutMs: config.http.bodyTimeoutMs,
+    },
+    epochPolicy: config.signing.epochPolicy,
+    maxAheadMs: config.signing.uniqueMaxAheadMs,
+    signerKind: config.signing.signer,
+    presign: config.signing.presign
+      ? {
+          horizonMs: config.signing.presignHorizonMs,
+          refillMs: config.signing.presignRefillMs,
+          threads: config.signing.presignWorkers,
+        }
+      : false,
+    clock: {
+      samples: config.clock.samples,
+      resyncMs: config.clock.resyncMs,
+      warnMs: config.clock.warnMs,
+      refuseMs: config.clock.refuseMs,
+      onWarn: (msg: string) => log.warn({}, msg),
+    },
+    pathOverrides: { "hft.cancelOrder": config.venue.hftCancelPath },
+  });
+  cleanups.push(() => rest.stop());
+  const failedWarm = await rest.client.start();
+  if (failedWarm > 0) log.warn({ failed: failedWarm }, "some keep-alive connections could not be pre-warmed");
+  try {
+    await rest.clock?.start();
+  } catch (err) {
+    throw new StartupError(`venue not reachable for the clock sync: ${(err as Error).message}`);
+  }
+  try {
+    await rest.presigner?.start();
+  } catch (err) {
+    // Slower, still correct: every hot-path request signs inline.
+    log.warn({ err: (err as Error).message }, "pre-signer did not start; signing inline");
+  }
+
+  // 3. instruments
+  const surfaces = config.venue.surfaces as Surface[];
+  let instruments: InstrumentBook;
+  try {
+    instruments = await loadInstruments(rest.client, {
+      surfaces,
+      spotExchanges: config.venue.spotExchanges,
+      hftCategory: config.venue.hftCategory,
+    });
+  } catch (err) {
+    throw new StartupError(`could not load instruments from the venue: ${(err as Error).message}`);
+  }
+  log.info({ count: instruments.size }, "instruments loaded");
+
+  // 4. risk, limits, metrics
+  const risk = new RiskGate({
+    maxOpenOrdersPerSession: config.risk.maxOpenOrdersPerSession,
+    maxOpenOrdersPerInstrument: config.risk.maxOpenOrdersPerInstrument,
+    maxOrderNotionalByQuote: { INR: config.risk.maxOrderNotionalInr, USDT: config.risk.maxOrderNotionalUsdt },
+    priceBandBps: config.risk.priceBandBps,
+    duplicateWindowMs: config.risk.duplicateWindowMs,
+    ...opts.risk,
+  });
+  for (const i of instruments.all()) risk.addInstrument(i);
+  const metrics = new EngineMetrics();
+  let engineRef: Engine | undefined;
+  const limiter = config.limits.enabled
+    ? new RateLimiter({
+        table: DEFAULT_LIMIT_TABLE,
+        onCircuit: (cls, state, retryAfterMs) => {
+          log.warn({ cls, state, retryAfterMs }, "rate-limit circuit");
+          engineRef?.broadcastCredit(cls);
+        },
+      })
+    : undefined;
+  if (limiter) cleanups.push(() => limiter.close());
+
+  // 5. journal (opened after listing the earlier files, so replay never reads the new one)
+  let journal: Journal | undefined;
+  if (config.journal.enabled) {
+    journal = Journal.open({
+      dir: config.journal.dir,
+      fsync:
+        config.journal.fsync === "interval"
+          ? { intervalMs: config.journal.fsyncIntervalMs }
+          : config.journal.fsync,
+      onError: (err) => {
+        log.error({ err: err.message }, "journal write failed: halting new orders");
+        risk.setState("halted", "journal write failed", "trigger");
+      },
+    });
+    const j = journal;
+    cleanups.push(() => j.close());
+  }
+
+  // 6. engine and venue sync
+  const engine = new Engine({
+    client: rest.client,
+    instruments,
+    risk,
+    limiter,
+    journal,
+    metrics,
+    log,
+    options: {
+      hftCategory: config.venue.hftCategory,
+      spotExpirySeconds: config.orders.spotExpirySeconds,
+      createWaitMs: config.limits.createWaitMs,
+      cancelWaitMs: config.limits.cancelWaitMs,
+    },
+  });
+  engineRef = engine;
+  const sync = new VenueSync(engine, rest.client, instruments, limiter, journal, metrics, log, {
+    hftCategory: config.venue.hftCategory,
+    surfaces,
+    pollIntervalMs: config.streams.pollIntervalMs,
+    resolveIntervalMs: config.orders.unknownQueryIntervalMs,
+    maxQueries: config.orders.unknownQueryRetries,
+  });
+  engine.setResolver((o: Order) => sync.resolveSoon(o));
+  cleanups.push(() => sync.stop());
+
+  // 7. journal replay, then reconciliation through the same path as a reconnect
+  let replay: ReplaySummary | undefined;
+  // The embedded simulator starts empty every time: a journal from an earlier run has nothing to
+  // reconcile against, so replay applies to a persistent venue only.
+  if (journal && config.engine.replayJournal && config.venue.kind === "exchange") {
+    const r = replayInto(engine, instruments, config.journal.dir, journal.path, log);
+    replay = r.summary;
+    for (const id of r.replayedIds) sync.markReplayed(id);
+  }
+  journal?.note({ text: `start venue=${config.venue.kind} instruments=${instruments.size}` });
+  const feeds =
+    opts.feeds?.({
+      engine,
+      rest,
+      instruments,
+      keys,
+      config,
+      streamBaseUrl: streamBase,
+      metrics,
+      log,
+    }) ?? [];
+  for (const f of feeds) {
+    await f.start();
+    cleanups.push(() => f.stop());
+  }
+  await sync.start();
+  await sync.reconcile();
+  for (const f of feeds) await f.reconcile();
+  if (replay && replay.live > 0) {
+    let live = 0;
+    for (const o of engine.store.liveSet()) if (!TERMINAL[o.status]) live++;
+    log.info({ replayedLive: replay.live, liveAfterReconcile: live }, "restart reconciliation done");
+  }
+
+  // 8. metrics that read other parts lazily
+  registerGauges(metrics, engine, rest, limiter, sync, journal);
+
+  // 9. the command API
+  const token = config.gateway.token ?? randomBytes(16).toString("hex");
+  const adminToken = config.gateway.adminToken ?? randomBytes(16).toString("hex");
+  registerSecret(token);
+  registerSecret(adminToken);
+  const started = Date.now();
+  const isReady = () =>
+    sync.ready &&
+    feeds.every((f) => f.ready) &&
+    Date.now() - sync.lastVenueOkMs < Math.max(10_000, 5 * config.streams.pollIntervalMs);
+  const gateway = new Gateway(engine, {
+    token,
+    adminToken,
+    host: config.gateway.host,
+    port: config.gateway.port,
+    transport: config.gateway.transport,
+    badTokenDelayMs: config.gateway.badTokenDelayMs,
+    resumeRing: config.gateway.resumeRing,
+    maxBufferedBytes: config.gateway.maxBufferedBytes,
+    logger: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
+    http: {
+      health: () =>
+        healthReply(isReady(), {
+          venue: config.venue.kind,
+          uptimeMs: Date.now() - started,
+          reconciled: sync.ready,
+          lastVenueOkMsAgo: sync.lastVenueOkMs === 0 ? -1 : Date.now() - sync.lastVenueOkMs,
+          tradingState: risk.state,
+          liveOrders: engine.store.liveSet().size,
+          sessions: gatewayRef?.sessions().length ?? 0,
+        }),
+      metrics: () => metricsReply(metrics.render()),
+    },
+  });
+  let gatewayRef: Gateway | undefined = gateway;
+  engine.attach(gateway);
+  try {
+    await gateway.start();
+  } catch (err) {
+    throw new StartupError(
+      `command API could not listen on ${config.gateway.host}:${config.gateway.port}: ${(err as Error).message}`,
+    );
+  }
+  cleanups.push(() => gateway.close());
+  metrics.gauge(
+    "hftgate_sessions",
+    "Strategy sessions known to the gateway",
+    () => gatewayRef?.sessions().length ?? 0,
+  );
+  metrics.gauge(
+    "hftgate_sessions_connected",
+    "Strategy sessions currently connected",
+    () => gatewayRef?.sessions().filter((s) => s.connected).length ?? 0,
+  );
+  const riskTimer = setInterval(() => risk.tick(), 1000);
+  riskTimer.unref();
+  log.info({ url: gateway.url, transport: gateway.transportKind }, "command API open");
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason = "stop"): Promise<void> => {
+    if (stopping) return stopping;
+    stopping = shutdown(reason);
+    return stopping;
+  };
+  const shutdown = async (reason: string): Promise<void> => {
+    const deadline = Date.now() + config.shutdown.timeoutMs;
+    log.info({ reason }, "shutting down");
+    clearInterval(riskTimer);
+    engine.stopAccepting();
+    journal?.note({ text: `stop: ${reason}` });
+    const work = (async () => {
+      if (config.shutdown.cancelLiveOrders) {
+        const n = engine.cancelEverything();
+        // Wait (bounded) for the cancels to be answered; half the budget at most.
+        const until = Date.now() + config.shutdown.timeoutMs / 2;
+        while (n > 0 && Date.now() < until && engine.store.liveSet().size > 0) {
+          await new Promise((r) => setTimeout(r, 20));
+          if ([...engine.store.liveSet()].every((o) => o.status !== 4)) break;
+        }
+        log.info({ asked: n, stillLive: engine.store.liveSet().size }, "live orders cancelled at shutdown");
+      }
+      await gateway.close();
+      gatewayRef = undefined;
+      for (const f of feeds) await f.stop().catch(() => {});
+      await sync.stop();
+      limiter?.close();
+      await journal?.close();
+      await rest.stop();
+      await sim?.stop();
+    })();
+    const timer = new Promise<void>((r) => {
+      const t = setTimeout(r, Math.max(0, deadline - Date.now()));
+      t.unref();
+    });
+    await Promise.race([work.catch((err) => log.error({ err: String(err) }, "shutdown step failed")), timer]);
+    log.flush?.();
+  };
+
+  if (opts.handleSignals) {
+    const onSignal = (sig: string) => {
+      void stop(sig).then(() => process.exit(0));
+    };
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+  }
+
+  const httpHost = config.gateway.host.includes(":") ? `[${config.gateway.host}]` : config.gateway.host;
+  return {
+    engine,
+    gateway,
+    rest,
+    instruments,
+    sync,
+    metrics,
+    risk,
+    journal,
+    sim,
+    url: gateway.url,
+    httpUrl: `http://${httpHost}:${gateway.port}`,
+    token,
+    adminToken,
+    tokenGenerated: config.gateway.token === null,
+    venue: config.venue.kind,
+    replay,
+    ready: isReady,
+    stop,
+  };
+}
+
+function registerGauges(
+  m: EngineMetrics,
+  engine: Engine,
+  rest: RestStack,
+  limiter: RateLimiter | undefined,
+  sync: VenueSync,
+  journal: Journal | undefined,
+): void {
+  const ps = rest.presigner;
+  m.gauge("hftgate_presign_hits", "Pre-signed signatures used (counter)", () => ps?.stats().hits ?? 0);
+  m.gauge(
+    "hftgate_presign_misses",
+    "Hot-path requests signed inline (counter)",
+    () => ps?.stats().misses ?? 0,
+  );
+  if (limiter) {
+    for (const cls of [
+      "spot.create",
+      "spot.cancel",
+      "hft.create",
+      "hft.cancel",
+      "hft.query",
+      "spot.listOrders",
+    ] as const) {
+      m.gauge("hftgate_ratelimit_credit", "Requests the limiter would grant now", () => limiter.credit(cls), {
+        class: cls,
+      });
+    }
+  }
+  const drops = engine.store.dropCounters();
+  for (const reason of Object.keys(drops)) {
+    m.gauge(
+      "hftgate_events_dropped",
+      "Order events dropped by the transition table, by reason (counter)",
+      () => engine.store.dropCounters()[reason as keyof typeof drops] ?? 0,
+      { reason },
+    );
+  }
+  m.gauge("hftgate_orders_live", "Orders not in a terminal state", () => engine.store.liveSet().size);
+  m.gauge(
+    "hftgate_orders_unanswered",
+    "Orders still waiting for their first answer",
+    () => engine.unanswered,
+  );
+  m.gauge(
+    "hftgate_events_unknown_order",
+    "Venue events for orders the store never created",
+    () => engine.store.stats.unknownOrder,
+  );
+  m.gauge("hftgate_venue_polls", "Poll rounds over the open-order lists", () => sync.stats.polls);
+  m.gauge(
+    "hftgate_journal_records",
+    "Records appended to the journal this run",
+    () => journal?.stats.records ?? 0,
+  );
+  m.gauge("hftgate_clock_offset_ms", "Venue clock offset applied to epochs", () => rest.clock?.offsetMs ?? 0);
+}

@@ -1,0 +1,191 @@
+/**
+ * Restart recovery, step one: replay earlier journal files through the order store to rebuild every
+ * session's orders (same client ids, same owners by session name). Step two is the venue
+ * reconciliation (`VenueSync.reconcile`), the same path a stream reconnect takes; orders whose last
+ * request has no known outcome are resolved by client id there, before anything is re-sent.
+ */
+import type { Logger } from "pino";
+import { type JournalRecord, listJournals, replayJournals, unresolvedRequests } from "../journal/index.js";
+import {
+  eventFromSpotOrder,
+  eventFromV5Order,
+  monoNs,
+  NormalizeError,
+  newEvent,
+  Source,
+  TERMINAL,
+} from "../orders/index.js";
+import { Ev } from "../orders/status.js";
+import type { SpotOrderRecord, V5OrderRecord } from "../rest/wire.js";
+import { parseDec, stepsOf } from "../util/decimal.js";
+import type { Engine } from "./engine.js";
+import type { InstrumentBook } from "./instruments.js";
+
+export interface ReplaySummary {
+  files: number;
+  records: number;
+  orders: number;
+  live: number;
+  unresolved: number;
+  skipped: number;
+  tornBytes: number;
+}
+
+/** `no=12;inst=hft:linear:BTCUSDT;pos=0` → fields (the engine writes this into the command's `reason`). */
+export function parseOrderTag(
+  tag: string | undefined,
+): { no: number; inst: string; pos: number } | undefined {
+  if (!tag) return undefined;
+  const kv = new Map(tag.split(";").map((p) => p.split("=", 2) as [string, string]));
+  const no = Number(kv.get("no"));
+  const inst = kv.get("inst");
+  const pos = Number(kv.get("pos") ?? 0);
+  if (!Number.isSafeInteger(no) || no <= 0 || !inst || ![0, 1, 2].includes(pos)) return undefined;
+  return { no, inst, pos };
+}
+
+function steps(text: string | undefined, step: string): number {
+  if (!text) return 0;
+  const n = stepsOf(parseDec(text), parseDec(step));
+  return n === undefined ? -1 : Number(n);
+}
+
+export function replayInto(
+  engine: Engine,
+  book: InstrumentBook,
+  dir: string,
+  exclude: string | undefined,
+  log: Logger,
+): { summary: ReplaySummary; replayedIds: string[] } {
+  const files = listJournals(dir).filter((f) => f !== exclude);
+  const store = engine.store;
+  const ev = newEvent();
+  const all: JournalRecord[] = [];
+  let skipped = 0;
+  engine.replaying = true;
+  const apply = (r: JournalRecord): void => {
+    all.push(r);
+    const id = r.clientId ?? "";
+    switch (r.k) {
+      case "cmd": {
+        if (r.op !== "new" || !id) return;
+        const tag = parseOrderTag(r.reason);
+        const e = tag ? book.byKey(tag.inst) : undefined;
+        if (!tag || !e || store.byClientId(id)) {
+          skipped++;
+          return;
+        }
+        const price = r.type === "market" ? 0 : steps(r.price, e.inst.tickSize);
+        const qty = steps(r.qty, e.inst.qtyStep);
+        if (price < 0 || qty <= 0) {
+          skipped++;
+          return;
+        }
+        try {
+          store.create(
+            {
+              sessionId: engine.ownerOf(r.session),
+              clientOrderNo: tag.no,
+              instrumentId: e.inst.id,
+              symbol: e.inst.symbol,
+              surface: e.inst.surface,
+              side: r.side === "sell" ? "sell" : "buy",
+              type: r.type === "market" ? "market" : "limit",
+              tif: r.tif === "IOC" || r.tif === "FOK" ? r.tif : "GTC",
+              positionIdx: tag.pos as 0 | 1 | 2,
+              priceTicks: price,
+              qtyLots: qty,
+            },
+            monoNs(),
+            id,
+          );
+        } catch {
+          skipped++;
+        }
+        return;
+      }
+      case "req": {
+        const o = store.byClientId(id);
+        if (!o) return;
+        if (r.op === "create") store.markSent(id);
+        else if (r.op === "cancel") store.requestCancel(id);
+        return;
+      }
+      case "res": {
+        const o = store.byClientId(id);
+        if (!o) return;
+        const unknown = r.status === 0 || r.status >= 500;
+        if (r.op === "create") {
+          if (unknown) store.createUnknown(id);
+          else if (r.status >= 200 && r.status < 300) {
+            const exId = exchangeIdOf(r.body);
+            if (exId) store.ackCreate(id, exId);
+            else store.createUnknown(id);
+          } else if (r.status !== 429) store.rejectCreate(id, (r.body ?? "").slice(0, 64));
+          else store.rejectCreate(id, "429");
+        } else if (r.op === "cancel") {
+          store.cancelOutcome(
+            id,
+            unknown ? Ev.CancelOutcomeUnknown : r.status < 300 ? Ev.CancelAcked : Ev.CancelRejected,
+          );
+        }
+        return;
+      }
+      case "evt": {
+        const o = store.byClientId(id);
+        const e = o ? book.byId(o.instrumentId) : undefined;
+        if (!o || !e || !r.body) return;
+        try {
+          const body = JSON.parse(r.body) as unknown;
+          if (r.source.startsWith("spot"))
+            eventFromSpotOrder(body as SpotOrderRecord, e.grid, Source.Query, monoNs(), ev);
+          else if (r.source.startsWith("hft"))
+            eventFromV5Order(body as V5OrderRecord, e.grid, Source.Query, monoNs(), ev);
+          else return;
+          store.apply(ev);
+        } catch (err) {
+          if (!(err instanceof NormalizeError) && !(err instanceof SyntaxError)) throw err;
+          skipped++;
+        }
+        return;
+      }
+      case "note":
+        return;
+    }
+  };
+  let res: { records: number; tornBytes: number; corrupt: number };
+  try {
+    res = replayJournals(files, apply);
+  } finally {
+    engine.replaying = false;
+  }
+  const unresolved = unresolvedRequests(all);
+  let orders = 0;
+  const replayedIds: string[] = [];
+  for (const r of all)
+    if (r.k === "cmd" && r.op === "new" && r.clientId && store.byClientId(r.clientId)) orders++;
+  for (const o of store.liveSet()) if (!TERMINAL[o.status]) replayedIds.push(o.clientId);
+  const summary: ReplaySummary = {
+    files: files.length,
+    records: res.records,
+    orders,
+    live: replayedIds.length,
+    unresolved: unresolved.length,
+    skipped,
+    tornBytes: res.tornBytes,
+  };
+  if (files.length > 0) log.info(summary, "journal replayed");
+  return { summary, replayedIds };
+}
+
+function exchangeIdOf(body: string | undefined): string {
+  if (!body) return "";
+  try {
+    const b = JSON.parse(body) as { orderId?: unknown; order_id?: unknown };
+    if (typeof b.orderId === "string") return b.orderId;
+    if (typeof b.order_id === "string") return b.order_id;
+  } catch {
+    // not JSON: no id
+  }
+  return "";
+}
