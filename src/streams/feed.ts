@@ -32,6 +32,8 @@ export class InstrumentTable implements InstrumentIndex {
   }
 
   add(i: Instrument): void {
+    this.memo.spot.clear();
+    this.memo.hft.clear();
     const sym = i.symbol.toUpperCase();
     this.byKey.set(`${i.surface}|${i.venue.toLowerCase()}|${sym}`, i);
     // Symbol-only fallback: the first instrument registered for a symbol wins.
@@ -39,9 +41,29 @@ export class InstrumentTable implements InstrumentIndex {
     if (!this.byKey.has(k)) this.byKey.set(k, i);
   }
 
-  lookup(surface: Surface, symbol: string, venue?: string): Instrument | undefined {
+  /** Raw spellings seen on the wire → instrument (or null): no string building per record. */
+  private readonly memo = {
+    spot: new Map<string, Map<string, Instrument | null>>(),
+    hft: new Map<string, Map<string, Instrument | null>>(),
+  };
+
+  lookup(surface: Surface, symbol: string, venue = ""): Instrument | undefined {
+    let bySym = this.memo[surface].get(venue);
+    if (bySym === undefined) {
+      bySym = new Map();
+      this.memo[surface].set(venue, bySym);
+    }
+    const hit = bySym.get(symbol);
+    if (hit !== undefined) return hit ?? undefined;
+    const found = this.resolve(surface, symbol, venue);
+    // Bounded: a peer inventing symbols must not grow the memo without limit.
+    if (bySym.size < 4_096) bySym.set(symbol, found ?? null);
+    return found;
+  }
+
+  private resolve(surface: Surface, symbol: string, venue: string): Instrument | undefined {
     const sym = symbol.toUpperCase();
-    if (venue !== undefined && venue !== "") {
+    if (venue !== "") {
       const hit = this.byKey.get(`${surface}|${venue.toLowerCase()}|${sym}`);
       if (hit !== undefined) return hit;
     }
