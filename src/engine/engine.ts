@@ -159,6 +159,13 @@ export class Engine implements GatewayEngine, OrderListener {
     this.accepting = false;
   }
 
+  /** After shutdown: late REST answers are ignored (the journal and sockets are closed). */
+  detach(): void {
+    this.dead = true;
+    this.sink = NOOP_SINK;
+  }
+  private dead = false;
+
   setResolver(fn: (o: Order) => void): void {
     this.resolveSoon = fn;
   }
@@ -385,6 +392,7 @@ export class Engine implements GatewayEngine, OrderListener {
   }
 
   private createAnswered(o: Order, res: V5OrderAck | SpotOrderRecord, sentNs: number): void {
+    if (this.dead) return;
     const rtt = monoNs() - sentNs;
     this.m.exchangeRtt.record(rtt);
     const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
@@ -433,6 +441,7 @@ export class Engine implements GatewayEngine, OrderListener {
   private readonly scratchEvent: OrderEvent = newScratchEvent();
 
   private createFailed(o: Order, err: unknown, sentNs: number): void {
+    if (this.dead) return;
     const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
     const status = err instanceof RestError ? err.status : 0;
     if (sentNs > 0) {
@@ -593,6 +602,7 @@ export class Engine implements GatewayEngine, OrderListener {
   }
 
   private cancelAnswered(o: Order, cls: LimitClass, res: V5OrderAck | SpotOrderRecord, sentNs: number): void {
+    if (this.dead) return;
     const rtt = monoNs() - sentNs;
     this.m.exchangeRtt.record(rtt);
     this.limiter?.reportOutcome(cls, 200);
@@ -613,6 +623,7 @@ export class Engine implements GatewayEngine, OrderListener {
   }
 
   private cancelFailed(o: Order, cls: LimitClass, err: unknown, sentNs: number): void {
+    if (this.dead) return;
     const status = err instanceof RestError ? err.status : 0;
     if (sentNs > 0) {
       this.limiter?.reportOutcome(

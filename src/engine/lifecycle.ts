@@ -395,6 +395,7 @@ async function boot(
       }
       await gateway.close();
       gatewayRef = undefined;
+      engine.detach();
       for (const f of feeds) await f.stop().catch(() => {});
       await sync.stop();
       limiter?.close();
@@ -407,6 +408,7 @@ async function boot(
       t.unref();
     });
     await Promise.race([work.catch((err) => log.error({ err: String(err) }, "shutdown step failed")), timer]);
+    engine.detach();
     log.flush?.();
   };
 

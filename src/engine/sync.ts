@@ -195,7 +195,13 @@ export class VenueSync implements VenueFeed {
         if (f.outcome.kind === "found") this.applyFound(o, f, Source.Query);
         return;
       }
-      const policy = this.replayed.has(o.clientId) ? this.replayPolicy : this.policy;
+      const replayed = this.replayed.has(o.clientId);
+      // After a restart an in-flight create may still land: a few not-founds before giving up on it.
+      if (replayed && f.outcome.kind === "notFound" && o.resolveAttempts < 3) {
+        this.urgent.add(o.clientId);
+        return;
+      }
+      const policy = replayed ? this.replayPolicy : this.policy;
       const d = decideResolution(o, f.outcome, policy);
       switch (d.action) {
         case "apply_record":

@@ -61,7 +61,6 @@ export async function startHarness(
     clients,
     async client(name, codPolicy = 0, token = h.token) {
       const c = new GatewayClient({ url: h.url, token, sessionName: name, codPolicy, heartbeatMs: 1000 });
-      c.on("error" as never, () => {});
       await c.connect();
       clients.push(c);
       return c;
