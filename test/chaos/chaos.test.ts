@@ -5,8 +5,14 @@
  */
 import { afterAll } from "vitest";
 import { report } from "./harness/results.js";
+import { clockSkewScenarios } from "./scenarios/clockSkew.js";
 import { lostResponses } from "./scenarios/lostResponses.js";
+import { rateLimitScenarios } from "./scenarios/rateLimits.js";
+import { streamScenarios } from "./scenarios/streams.js";
 
 lostResponses();
+streamScenarios();
+rateLimitScenarios();
+clockSkewScenarios();
 
 afterAll(() => report());

@@ -9,7 +9,7 @@ import { ClockError } from "../../../src/clock/clock.js";
 import type { Instrument } from "../../../src/domain/types.js";
 import { type LimitClass, type LimiterOptions, RateLimiter } from "../../../src/limits/index.js";
 import { Ev, type Order, OrderStore, Source, Status } from "../../../src/orders/index.js";
-import { RateLimitedError, RestError, ValidationError } from "../../../src/rest/errors.js";
+import { AuthError, RateLimitedError, RestError, ValidationError } from "../../../src/rest/errors.js";
 import { makeGrid } from "../../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../../src/rest/stack.js";
 import type { SimHandle } from "../../../src/sim/index.js";
@@ -51,8 +51,14 @@ export interface MiniOptions {
   /** Account-wide limiter (false = none). */
   limiter?: LimiterOptions | false;
   /** Clock sync options (false = no clock sync). */
-  clock?: false | { warnMs?: number; refuseMs?: number; onWarn?: (m: string, off: number) => void };
+  clock?:
+    | false
+    | { warnMs?: number; refuseMs?: number; resyncMs?: number; onWarn?: (m: string, off: number) => void };
   headersTimeoutMs?: number;
+  /** How long a create may wait in the limiter queue (0 = now or throttled). */
+  createWaitMs?: number;
+  /** How long a cancel may wait in the limiter queue. */
+  cancelWaitMs?: number;
 }
 
 export interface MiniStats {
@@ -100,8 +106,14 @@ export class MiniGateway {
   private readonly params = new Map<string, PlaceParams>();
   private readonly inflight = new Set<Promise<void>>();
   private nextNo = 0;
+  /** Why creates/cancels were throttled locally (limiter reason), counted. */
+  readonly throttleReasons = new Map<string, number>();
+  private readonly createWaitMs: number;
+  private readonly cancelWaitMs: number;
 
   private constructor(o: MiniOptions) {
+    this.createWaitMs = o.createWaitMs ?? 0;
+    this.cancelWaitMs = o.cancelWaitMs ?? 2_000;
     this.limiter = o.limiter === false || o.limiter === undefined ? undefined : new RateLimiter(o.limiter);
     this.store = new OrderStore({
       pendingNewDeadlineNs: 3_000_000_000,
@@ -134,7 +146,7 @@ export class MiniGateway {
       instruments: CHAOS_INSTRUMENTS,
       apiKey: o.keys.apiKey,
       streamBaseUrl: o.streamBaseUrl ?? o.sim.baseUrl,
-      staleMs: o.staleMs ?? 1_000,
+      staleMs: o.staleMs ?? 30_000,
       pollIntervalMs: o.pollIntervalMs ?? 100,
       backoff: { minMs: 50, maxMs: 300 },
       reconcileRetryMs: 100,
@@ -192,7 +204,9 @@ export class MiniGateway {
     const r = this.limiter.acquire(cls, kind, waitMs);
     if (r.status === "granted") return "";
     const done = r.status === "queued" ? await r.done : r;
-    return done.status === "granted" ? "" : `throttled: ${done.status === "rejected" ? done.reason : "?"}`;
+    if (done.status === "granted") return "";
+    this.throttleReasons.set(done.reason, (this.throttleReasons.get(done.reason) ?? 0) + 1);
+    return `throttled: ${done.reason}`;
   }
 
   private outcome(cls: LimitClass, err: unknown): void {
@@ -205,7 +219,7 @@ export class MiniGateway {
   async sendCreate(o: Order): Promise<void> {
     const p = this.params.get(o.clientId)!;
     const cls = CREATE[o.surface];
-    const throttled = await this.token(cls, "create", 0);
+    const throttled = await this.token(cls, "create", this.createWaitMs);
     if (throttled !== "") {
       this.stats.throttled++;
       this.store.rejectCreate(o.clientId, throttled);
@@ -248,7 +262,8 @@ export class MiniGateway {
         if (e instanceof RateLimitedError) this.stats.throttled++;
         else this.stats.createRejected++;
         this.store.rejectCreate(o.clientId, e.message);
-      } else if (e instanceof ClockError) {
+      } else if (e instanceof ClockError || e instanceof AuthError) {
+        // Refused before the venue handled anything: by our clock guard, or by the venue's auth (401).
         this.stats.clockRefused++;
         this.store.rejectCreate(o.clientId, (e as Error).message);
       } else {
@@ -260,7 +275,7 @@ export class MiniGateway {
 
   async sendCancel(o: Order): Promise<void> {
     const cls = CANCEL[o.surface];
-    const throttled = await this.token(cls, "cancel", 1_000);
+    const throttled = await this.token(cls, "cancel", this.cancelWaitMs);
     if (throttled !== "") {
       this.stats.throttled++;
       this.store.cancelOutcome(o.clientId, Ev.CancelRejected, undefined, throttled);
@@ -281,7 +296,12 @@ export class MiniGateway {
       this.outcome(cls, undefined);
     } catch (e) {
       this.outcome(cls, e);
-      if (e instanceof ValidationError || e instanceof RateLimitedError || e instanceof ClockError) {
+      if (
+        e instanceof ValidationError ||
+        e instanceof RateLimitedError ||
+        e instanceof ClockError ||
+        e instanceof AuthError
+      ) {
         this.stats.cancelRejected++;
         this.store.cancelOutcome(o.clientId, Ev.CancelRejected, undefined, (e as Error).message);
       } else {
@@ -305,20 +325,24 @@ export class MiniGateway {
   }
 
   /**
-   * Lets the system converge after the faults stop: requests finish, then reconciliations run (the
-   * same path a stream reconnect takes) until nothing is ambiguous and the last run was complete.
+   * What the engine does for ambiguous orders once the faults stop: requests finish; orders the
+   * streams and the poller did not resolve on their own within `graceMs` get a reconciliation (the
+   * resolution-by-client-id path), repeated until nothing is ambiguous or the time is up.
    */
-  async settle(timeoutMs = 8_000): Promise<void> {
+  async settle(timeoutMs = 8_000, graceMs = 1_500): Promise<void> {
     const end = Date.now() + timeoutMs;
-    for (;;) {
+    await this.idle();
+    const grace = Date.now() + graceMs;
+    while (this.unresolved().length > 0 && Date.now() < grace) await new Promise((r) => setTimeout(r, 20));
+    while (this.unresolved().length > 0 && Date.now() < end) {
+      this.reconciles++;
+      await this.sync.reconcile();
       await this.idle();
-      const rep = await this.sync.reconcile();
-      await this.idle();
-      if (rep.complete && this.unresolved().length === 0) return;
-      if (Date.now() > end) return;
-      await new Promise((r) => setTimeout(r, 50));
+      if (this.unresolved().length > 0) await new Promise((r) => setTimeout(r, 50));
     }
   }
+  /** Reconciliations `settle` had to ask for. */
+  reconciles = 0;
 
   /** Every order as the store believes it. */
   views(): GatewayView[] {

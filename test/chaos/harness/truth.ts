@@ -216,3 +216,21 @@ export function compareTruth(gw: readonly GatewayView[], venue: readonly VenueVi
     details.push(`${m.key} ${m.exchangeId}: gateway ${m.gateway}, venue ${m.venue}`);
   return { orders: gw.length, venueOrders: venue.length, duplicated, lost, mismatched, ghostLive, details };
 }
+
+/**
+ * Polls until the gateway's view equals the venue's (or the time is up) and returns the last report.
+ * Nothing is triggered here: convergence must come from the system's own streams, polls and
+ * reconciliations.
+ */
+export async function converge(
+  gateway: () => GatewayView[] | Promise<GatewayView[]>,
+  venue: () => VenueView[],
+  timeoutMs: number,
+): Promise<TruthReport> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const t = compareTruth(await gateway(), venue());
+    if (t.details.length === 0 || Date.now() > end) return t;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { MiniGateway } from "../harness/mini.js";
 import { record } from "../harness/results.js";
-import { compareTruth, venueOrders } from "../harness/truth.js";
+import { converge, venueOrders } from "../harness/truth.js";
 import { counterHft, counterSpot, sleep, startVenue } from "../harness/venue.js";
 
 const SPOT_CREATE = "POST /trade/api/v2/order";
@@ -70,9 +70,12 @@ export function lostResponses(): void {
         await gw.idle();
         const fired = v.faults.fired();
         v.faults.clearRules();
-        await sleep(100); // venue cancel confirmations (20 ms)
         await gw.settle();
-        const t = compareTruth(gw.views(), venueOrders(v.sim, v.keys.apiKey));
+        const t = await converge(
+          () => gw.views(),
+          () => venueOrders(v.sim, v.keys.apiKey),
+          3_000,
+        );
         record({
           scenario: "lost create/cancel answers (reset, timeout, 5xx)",
           orders: 2 * N,
