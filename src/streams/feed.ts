@@ -144,9 +144,19 @@ export interface FeedStats {
   unknownInstrument: number;
 }
 
+export type RecordKind = "spotOrder" | "v5Order" | "v5Execution";
+
+/**
+ * Sees every valid record right before it is applied (the engine journals it there: principle 7,
+ * "record every exchange message before acting on it"). Must not throw.
+ */
+export type FeedTap = (kind: RecordKind, source: Source, clientId: string, raw: unknown) => void;
+
 /** Normalizes records and applies them to the store. One instance per store; not re-entrant. */
 export class OrderFeed {
   readonly stats: FeedStats = { applied: 0, malformed: 0, unknownInstrument: 0 };
+  /** Optional journal hook (see FeedTap). */
+  tap: FeedTap | undefined;
   /** Newest execution time (venue ms) seen, for `/v5/execution/list?startTime=`. 0 = none yet. */
   lastExecMs = 0;
   private readonly ev = newEvent();
@@ -174,6 +184,7 @@ export class OrderFeed {
       throw e;
     }
     this.stats.applied++;
+    if (this.tap !== undefined) this.tap("spotOrder", source, this.ev.clientId, raw);
     return this.store.apply(this.ev);
   }
 
@@ -189,6 +200,7 @@ export class OrderFeed {
       throw e;
     }
     this.stats.applied++;
+    if (this.tap !== undefined) this.tap("v5Order", source, this.ev.clientId, raw);
     return this.store.apply(this.ev);
   }
 
@@ -205,6 +217,7 @@ export class OrderFeed {
     }
     if (this.ev.venueMs > this.lastExecMs) this.lastExecMs = this.ev.venueMs;
     this.stats.applied++;
+    if (this.tap !== undefined) this.tap("v5Execution", source, this.ev.clientId, raw);
     return this.store.apply(this.ev);
   }
 

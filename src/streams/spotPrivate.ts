@@ -64,6 +64,7 @@ export function spotBalanceStream(
   o: PrivateStreamOptions,
   book: BalanceBook,
   stats: BalanceStreamStats = { applied: 0, stale: 0, malformed: 0 },
+  onApplied?: (book: BalanceBook) => void,
 ): SocketStream {
   const sub = { event: "subscribe", apikey: o.apiKey };
   const sink = (p: unknown): boolean => {
@@ -79,8 +80,10 @@ export function spotBalanceStream(
       stats.malformed++;
       return false;
     }
-    if (ok) stats.applied++;
-    else stats.stale++;
+    if (ok) {
+      stats.applied++;
+      onApplied?.(book);
+    } else stats.stale++;
     return true;
   };
   return new SocketStream({

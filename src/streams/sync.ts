@@ -12,7 +12,7 @@ import type { Instrument } from "../domain/types.js";
 import type { RateLimiter } from "../limits/index.js";
 import { BalanceBook, type OrderStore } from "../orders/index.js";
 import type { RestClient } from "../rest/client.js";
-import { type InstrumentIndex, InstrumentTable, OrderFeed } from "./feed.js";
+import { type FeedTap, type InstrumentIndex, InstrumentTable, OrderFeed } from "./feed.js";
 import { RealtimePoller } from "./poller.js";
 import { type ReconcileReport, Reconciler, type ReconcilerActions } from "./reconciler.js";
 import type { BackoffOptions, SocketStream, StreamStateListener } from "./socketStream.js";
@@ -56,7 +56,11 @@ export interface OrderSyncOptions {
   balances?: BalanceBook;
   actions?: ReconcilerActions;
   listener?: SyncListener;
-  /** Extra options passed to the reconciler (retry delays, page limits). */
+  /** Sees every valid order record / execution before it is applied (journal hook). */
+  tap?: FeedTap;
+  /** Called after each balance snapshot was applied (newest wins). */
+  onBalance?: (book: BalanceBook) => void;
+  /** First retry delay of the reconciler's targeted queries (ms). */
   reconcileRetryDelayMs?: number;
 }
 
@@ -85,6 +89,7 @@ export class OrderSync {
       ? new InstrumentTable(o.instruments as readonly Instrument[])
       : (o.instruments as InstrumentIndex);
     this.feed = new OrderFeed(o.store, index);
+    this.feed.tap = o.tap;
     this.balances = o.balances ?? new BalanceBook();
     const cats = o.hftCategories ?? ["linear"];
     this.poller = new RealtimePoller({
@@ -116,7 +121,7 @@ export class OrderSync {
         backoff: o.backoff,
       };
       this.orderStream = spotOrderStream(common, this.feed);
-      this.balanceStream = spotBalanceStream(common, this.balances, this.balanceStats);
+      this.balanceStream = spotBalanceStream(common, this.balances, this.balanceStats, o.onBalance);
       this.poller.spotActive = true;
     }
   }

@@ -53,7 +53,12 @@ async function startTrusted(s: OrderSync): Promise<void> {
 describe("Spot order stream into the store", () => {
   it("limit order partially then fully filled, seen through the stream", async () => {
     rig = await startRig();
-    sync = newSync(rig);
+    const tapped: string[] = [];
+    let balances = 0;
+    sync = newSync(rig, {
+      tap: (kind, source, clientId) => tapped.push(`${kind}:${source}:${clientId}`),
+      onBalance: () => balances++,
+    });
     await startTrusted(sync);
     const o = await placeSpot(rig, { symbol: "BTC/INR", side: "buy", price: "5400000", qty: "0.002" });
     expect(o.status).toBe(Status.New);
@@ -75,6 +80,9 @@ describe("Spot order stream into the store", () => {
     // Balance snapshots arrived too and the newest one won.
     await until(() => sync!.balances.get("BTC") !== undefined, 2_000, "balance snapshot");
     expect(Number(sync.balances.get("BTC")!.available)).toBeGreaterThan(1);
+    expect(balances).toBeGreaterThan(0);
+    // Every applied stream record was seen by the journal hook first (Source.Stream = 1).
+    expect(tapped.filter((t) => t === `spotOrder:1:${o.clientId}`).length).toBeGreaterThanOrEqual(3);
   });
 
   it("duplicated and reordered stream messages end in the true state", async () => {
