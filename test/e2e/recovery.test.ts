@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadKeyPair } from "../../src/auth/keys.js";
+import { GatewayClient } from "../../src/client/index.js";
+import { generateKeyHex } from "../../src/commands/keygen.js";
+import { type EngineHandle, StartupError, startEngine } from "../../src/engine/index.js";
+import { OrderStatus, Side } from "../../src/protocol/schema.js";
+import { makeGrid } from "../../src/rest/orderParams.js";
+import { createRestStack } from "../../src/rest/stack.js";
+import { type SimHandle, startSimulator } from "../../src/sim/index.js";
+import { next, silent, testConfig, until } from "./harness.js";
+
+/** A venue that outlives gateway restarts: an external simulator reached as venue "exchange". */
+let sim: SimHandle;
+let dir: string;
+const kp = generateKeyHex();
+const other = generateKeyHex();
+
+function exchangeConfig(extra: Record<string, unknown> = {}) {
+  return testConfig(
+    {
+      "venue.kind": "exchange",
+      "venue.spotBaseUrl": sim.baseUrl,
+      "venue.hftBaseUrl": sim.baseUrl,
+      "keys.secretKey": kp.secretKey,
+      "shutdown.timeoutMs": 500,
+      ...extra,
+    },
+    dir,
+  );
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "hftgate-restart-"));
+  sim = await startSimulator({ apiKeys: [kp.apiKey, other.apiKey], market: { synthetic: false, tickMs: 0 } });
+});
+afterAll(async () => {
+  await sim?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("restart from the journal", () => {
+  it("rebuilds the order book, reconciles with the venue, resolves the in-flight create, duplicates nothing", async () => {
+    const h1: EngineHandle = await startEngine(exchangeConfig(), { logger: silent });
+    const c1 = new GatewayClient({ url: h1.url, token: h1.token, sessionName: "survivor" });
+    await c1.connect();
+    const inst = h1.instruments.all().find((i) => i.symbol === "BTCUSDT")!.id;
+    const ack = next(c1, "ack");
+    c1.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 640_000, qtyLots: 10 });
+    const resting = await ack;
+    // A create whose answer never comes back before the process goes away.
+    sim.faults.add({ kind: "latency", ms: 150, endpoint: "POST /v5/order/create", count: 1 });
+    c1.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 639_000, qtyLots: 3 });
+    await until(
+      () => h1.engine.store.liveOrders().some((o) => o.priceTicks === 639_000 && o.sends === 1),
+      2000,
+      "sent",
+    );
+    const inFlightId = h1.engine.store.liveOrders().find((o) => o.priceTicks === 639_000)!.clientId;
+    await c1.close();
+    await h1.stop("simulated crash");
+    const createdBefore = sim.counters.ordersCreated("hft");
+
+    // While the gateway is down the resting order is partly filled by someone else.
+    await new Promise((r) => setTimeout(r, 250));
+    const otherRest = createRestStack({
+      keys: loadKeyPair(other.secretKey),
+      spotBaseUrl: sim.baseUrl,
+      hftBaseUrl: sim.baseUrl,
+      presign: false,
+      clock: false,
+    });
+    await otherRest.client.createHftOrder(
+      {
+        category: "linear",
+        symbol: "BTCUSDT",
+        side: "sell",
+        orderType: "limit",
+        qty: "0.004",
+        price: "64000",
+        positionIdx: 0,
+        timeInForce: "GTC",
+      },
+      makeGrid("0.1", "0.001"),
+    );
+    await otherRest.stop();
+
+    const h2 = await startEngine(exchangeConfig(), { logger: silent });
+    try {
+      expect(h2.replay?.orders).toBe(2);
+      expect(h2.replay?.unresolved).toBe(1); // the create that never got its answer
+      const restored = h2.engine.store.byExchangeId(resting.exchangeOrderId)!;
+      expect(restored).toBeDefined();
+      expect(restored.filledLots).toBe(4);
+      expect(restored.status).toBe(3); // PartiallyFilled
+      const flight = h2.engine.store.byClientId(inFlightId)!;
+      expect(flight.exchangeId).not.toBe("");
+      expect(flight.status).toBe(2); // New: found by client id, not re-sent
+      const rows = (await h2.rest.client.realtime({ category: "linear", orderLinkId: inFlightId })).list;
+      expect(rows.length).toBe(1);
+      expect(sim.counters.ordersCreated("hft")).toBe(createdBefore + 1); // only the other account's order
+      // The strategy reconnects under the same name and sees its orders.
+      const c2 = new GatewayClient({ url: h2.url, token: h2.token, sessionName: "survivor" });
+      await c2.connect();
+      const live = await c2.query();
+      const byId = new Map(live.map((u) => [u.exchangeOrderId, u]));
+      expect(byId.get(resting.exchangeOrderId)?.status).toBe(OrderStatus.PartiallyFilled);
+      expect(byId.get(resting.exchangeOrderId)?.cumQtyLots).toBe(4);
+      expect(byId.get(flight.exchangeId)?.status).toBe(OrderStatus.New);
+      c2.cancelAll();
+      await until(() => h2.engine.store.liveOrders().length === 0, 3000, "all cancelled");
+      await c2.close();
+    } finally {
+      await h2.stop("test");
+    }
+  }, 15_000);
+});
+
+describe("start-up keys", () => {
+  it("refuses malformed or missing keys with a clear message that never contains the secret", async () => {
+    const bad = `${kp.secretKey.slice(0, 60)}zzzz`;
+    const err = await startEngine(exchangeConfig({ "keys.secretKey": bad }), { logger: silent }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StartupError);
+    expect((err as Error).message).toMatch(/secret key is malformed/);
+    expect((err as Error).message).not.toContain(bad);
+    expect((err as Error).message).not.toContain(kp.secretKey.slice(0, 60));
+    const missing = await startEngine(exchangeConfig({ "keys.secretKey": null }), { logger: silent }).catch(
+      (e: unknown) => e,
+    );
+    expect((missing as Error).message).toMatch(/secret key is missing/);
+    const mismatch = await startEngine(exchangeConfig({ "keys.apiKey": other.apiKey }), {
+      logger: silent,
+    }).catch((e: unknown) => e);
+    expect((mismatch as Error).message).toMatch(/does not match/);
+    expect((mismatch as Error).message).not.toContain(kp.secretKey);
+  });
+
+  it("`hftgate start` exits 2 with the message on stderr, the secret nowhere", async () => {
+    const { run } = await import("../../src/commands/start.js");
+    const bad = `${kp.secretKey.slice(0, 50)}`;
+    const saved = { ...process.env };
+    const out: string[] = [];
+    const w1 = process.stdout.write.bind(process.stdout);
+    const w2 = process.stderr.write.bind(process.stderr);
+    process.env.HFTGATE_VENUE_KIND = "exchange";
+    process.env.HFTGATE_SECRET_KEY = bad;
+    process.env.HFTGATE_LOG_LEVEL = "silent";
+    process.env.HFTGATE_VENUE_SPOT_BASE_URL = sim.baseUrl;
+    process.stdout.write = ((s: string) => out.push(String(s)) > 0) as typeof process.stdout.write;
+    process.stderr.write = ((s: string) => out.push(String(s)) > 0) as typeof process.stderr.write;
+    let code: number;
+    try {
+      code = await run([]);
+    } finally {
+      process.stdout.write = w1;
+      process.stderr.write = w2;
+      process.env = saved;
+    }
+    expect(code).toBe(2);
+    const text = out.join("");
+    expect(text).toMatch(/secret key is malformed/);
+    expect(text).not.toContain(bad);
+  });
+});
