@@ -6,6 +6,7 @@
 import { afterAll } from "vitest";
 import { report } from "./harness/results.js";
 import { clockSkewScenarios } from "./scenarios/clockSkew.js";
+import { engineLostScenarios } from "./scenarios/engineLost.js";
 import { lostResponses } from "./scenarios/lostResponses.js";
 import { rateLimitScenarios } from "./scenarios/rateLimits.js";
 import { streamScenarios } from "./scenarios/streams.js";
@@ -14,5 +15,6 @@ lostResponses();
 streamScenarios();
 rateLimitScenarios();
 clockSkewScenarios();
+engineLostScenarios();
 
 afterAll(() => report());

@@ -1,0 +1,137 @@
+/**
+ * A strategy as the chaos scenarios drive it: a GatewayClient plus a ledger of what it was told per
+ * client order number. Its view of the gateway's truth comes from the public protocol only (Query by
+ * clOrdNo), so it works the same against an in-process engine and a child process.
+ */
+import { GatewayClient } from "../../../src/client/index.js";
+import { type Body, OrdType, Side, Tif } from "../../../src/protocol/schema.js";
+import { type GatewayView, normFromWire } from "./truth.js";
+
+export interface Told {
+  acks: number;
+  rejects: Body<"Reject">[];
+  unknowns: number;
+  updates: number;
+  fills: number;
+  fillLots: number;
+  execIds: Set<string>;
+}
+
+export class Strategy {
+  readonly client: GatewayClient;
+  readonly told = new Map<number, Told>();
+  readonly placed: number[] = [];
+  readonly errors: Body<"Error">[] = [];
+  duplicateFills = 0;
+
+  constructor(
+    url: string,
+    token: string,
+    readonly name: string,
+    opts: { autoReconnect?: boolean; codPolicy?: number } = {},
+  ) {
+    this.client = new GatewayClient({
+      url,
+      token,
+      sessionName: name,
+      heartbeatMs: 1_000,
+      autoReconnect: opts.autoReconnect ?? false,
+      reconnectDelayMs: 100,
+      codPolicy: opts.codPolicy ?? 0,
+    });
+    const c = this.client;
+    c.on("ack", (b) => {
+      this.entry(b.clOrdNo).acks++;
+    });
+    c.on("reject", (b) => {
+      this.entry(b.clOrdNo).rejects.push(b);
+    });
+    c.on("unknown", (b) => {
+      this.entry(b.clOrdNo).unknowns++;
+    });
+    c.on("update", (b) => {
+      if (b.requestId === 0) this.entry(b.clOrdNo).updates++;
+    });
+    c.on("fill", (b) => {
+      const t = this.entry(b.clOrdNo);
+      if (t.execIds.has(b.execId)) this.duplicateFills++;
+      t.execIds.add(b.execId);
+      t.fills++;
+      t.fillLots += b.qtyLots;
+    });
+    c.on("protocolError", (b) => {
+      this.errors.push(b);
+    });
+  }
+
+  entry(clOrdNo: number): Told {
+    let t = this.told.get(clOrdNo);
+    if (t === undefined) {
+      t = { acks: 0, rejects: [], unknowns: 0, updates: 0, fills: 0, fillLots: 0, execIds: new Set() };
+      this.told.set(clOrdNo, t);
+    }
+    return t;
+  }
+
+  async connect(): Promise<this> {
+    await this.client.connect();
+    return this;
+  }
+
+  /** A limit GTC order; `side` buy/sell, price and quantity in ticks and lots. */
+  place(instrumentId: number, side: "buy" | "sell", priceTicks: number, qtyLots: number): number {
+    const n = this.client.placeOrder({
+      instrumentId,
+      side: side === "buy" ? Side.Buy : Side.Sell,
+      ordType: OrdType.Limit,
+      tif: Tif.GTC,
+      priceTicks,
+      qtyLots,
+    });
+    this.placed.push(n);
+    this.entry(n);
+    return n;
+  }
+
+  cancel(clOrdNo: number): void {
+    this.client.cancel(clOrdNo);
+  }
+
+  /** Orders with no first answer (Ack, Reject, OutcomeUnknown) yet. */
+  unanswered(): number[] {
+    return this.placed.filter((n) => {
+      const t = this.told.get(n)!;
+      return t.acks === 0 && t.rejects.length === 0 && t.unknowns === 0;
+    });
+  }
+
+  /**
+   * The gateway's belief about every order this strategy placed (one Query per order). An order the
+   * gateway refused before creating it (risk, throttle) has no row: it counts as Rejected when the
+   * strategy was told so, and as lost otherwise.
+   */
+  async views(): Promise<GatewayView[]> {
+    const out: GatewayView[] = [];
+    for (const n of this.placed) {
+      const rows = await this.client.query(n);
+      const r = rows[0];
+      const key = `${this.name}#${n}`;
+      if (r === undefined) {
+        const told = this.told.get(n)!;
+        out.push({
+          key,
+          exchangeId: "",
+          status: told.rejects.length > 0 ? "Rejected" : "Unknown",
+          filledLots: 0,
+        });
+        continue;
+      }
+      out.push({ key, exchangeId: r.exchangeOrderId, status: normFromWire(r.status), filledLots: r.cumQtyLots });
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

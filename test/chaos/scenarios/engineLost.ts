@@ -1,0 +1,101 @@
+/**
+ * Engine level: a strategy trades through the real gateway while the venue loses create and cancel
+ * answers (reset, timeout, 5xx). Beyond the final truth, what the strategy was told must add up: no
+ * Reject for an order that exists at the venue, every fill once, fills summing to the filled qty.
+ */
+import { describe, expect, it } from "vitest";
+import { startEngineRig } from "../harness/engineRig.js";
+import { record } from "../harness/results.js";
+import type { Strategy } from "../harness/strategy.js";
+import { converge, type TruthReport, venueOrders } from "../harness/truth.js";
+import { type ChaosVenue, counterHft, counterSpot, sleep, startVenue, until } from "../harness/venue.js";
+
+const SPOT_CREATE = "POST /trade/api/v2/order";
+const SPOT_CANCEL = "DELETE /trade/api/v2/order";
+const HFT_CREATE = "POST /v5/order/create";
+const HFT_CANCEL = "POST /v5/order/cancel";
+
+/** Final-truth check through the protocol, plus the strategy-side bookkeeping. */
+export async function engineTruth(v: ChaosVenue, strategies: Strategy[], ms = 6_000): Promise<TruthReport> {
+  const t = await converge(
+    async () => (await Promise.all(strategies.map((s) => s.views()))).flat(),
+    () => venueOrders(v.sim, v.keys.apiKey),
+    ms,
+  );
+  return t;
+}
+
+/** Fills the strategy was told equal the gateway's filled qty, each execution once. */
+export async function fillsAddUp(s: Strategy): Promise<string[]> {
+  const bad: string[] = [];
+  for (const g of await s.views()) {
+    const n = Number(g.key.slice(g.key.indexOf("#") + 1));
+    const told = s.told.get(n)!;
+    if (told.fillLots !== g.filledLots) bad.push(`${g.key}: told ${told.fillLots} lots, gateway ${g.filledLots}`);
+  }
+  if (s.duplicateFills > 0) bad.push(`${s.duplicateFills} duplicate fills`);
+  return bad;
+}
+
+export function engineLostScenarios(): void {
+  describe("lost responses (engine level)", () => {
+    it("strategy through the gateway: lost create/cancel answers resolved by client id, truth holds", async () => {
+      const v = await startVenue();
+      const rig = await startEngineRig(v);
+      try {
+        const s = await rig.strategy("alpha");
+        const spotId = rig.inst("spot", "BTC/INR");
+        const hftId = rig.inst("hft", "ETHUSDT");
+        for (const ep of [SPOT_CREATE, HFT_CREATE]) {
+          v.faults.add({ kind: "reset", endpoint: ep, probability: 0.3, count: 3 });
+          v.faults.add({ kind: "timeout", endpoint: ep, probability: 0.3, count: 2 });
+          v.faults.add({ kind: "error5xx", endpoint: ep, probability: 0.3, count: 3, status: 502 });
+        }
+        const N = 20;
+        const spot: number[] = [];
+        const hft: number[] = [];
+        for (let i = 0; i < N; i++) {
+          spot.push(s.place(spotId, "buy", 5_300_000 - i * 10, 100));
+          hft.push(s.place(hftId, "buy", 320_000 - i * 10, 5));
+        }
+        await until(() => s.unanswered().length === 0, 5_000, "every order answered");
+        const unknowns = [...s.told.values()].filter((t) => t.unknowns > 0).length;
+        expect(unknowns).toBeGreaterThan(0);
+        await sleep(600); // in-flight timeouts land at the venue and get resolved
+        await counterSpot(v, "sell", 5_299_000, 0.0035);
+        await counterHft(v, "Sell", "3190.00", "0.18");
+        for (const ep of [SPOT_CANCEL, HFT_CANCEL]) {
+          v.faults.add({ kind: "reset", endpoint: ep, probability: 0.5, count: 2 });
+          v.faults.add({ kind: "timeout", endpoint: ep, probability: 0.5, count: 2 });
+          v.faults.add({ kind: "error5xx", endpoint: ep, probability: 0.5, count: 2 });
+        }
+        for (let i = 1; i < N; i += 2) {
+          s.cancel(spot[i]!);
+          s.cancel(hft[i]!);
+        }
+        await counterSpot(v, "sell", 5_299_000, 0.0012);
+        await counterHft(v, "Sell", "3190.00", "0.07");
+        await sleep(800);
+        const fired = v.faults.fired();
+        v.faults.clearRules();
+        const t = await engineTruth(v, [s]);
+        record({
+          scenario: "engine: lost create/cancel answers",
+          orders: s.placed.length,
+          faults: fired,
+          lost: t.lost,
+          duplicated: t.duplicated,
+          mismatched: t.mismatched.length,
+        });
+        expect(t.details).toEqual([]);
+        expect(t.venueOrders).toBe(2 * N);
+        // Ambiguity is never reported as a rejection.
+        expect([...s.told.values()].filter((x) => x.rejects.length > 0)).toEqual([]);
+        expect(await fillsAddUp(s)).toEqual([]);
+      } finally {
+        await rig.close();
+        await v.sim.stop();
+      }
+    }, 40_000);
+  });
+}
