@@ -135,6 +135,8 @@ export class Engine implements GatewayEngine, OrderListener {
   /** Event timestamp of the venue event being applied (0 = not a venue event), for stream latency. */
   private venueEventNs = 0;
   private venueEventSent = false;
+  /** Set by a push feed's tap right before it applies a record (see noteVenueEvent). */
+  private tapNs = 0;
 
   constructor(d: EngineDeps) {
     this.client = d.client;
@@ -222,6 +224,16 @@ export class Engine implements GatewayEngine, OrderListener {
         sid,
         "Reject",
         rejectBody(cmd.clOrdNo, "VenueUnavailable", "gateway shutting down"),
+        recvNs,
+      );
+      this.m.outcomes.rejected_engine.inc();
+      return;
+    }
+    if (!this.readyGate()) {
+      this.sink.send(
+        sid,
+        "Reject",
+        rejectBody(cmd.clOrdNo, "VenueUnavailable", "reconciling with the venue; retry shortly"),
         recvNs,
       );
       this.m.outcomes.rejected_engine.inc();
@@ -321,6 +333,25 @@ export class Engine implements GatewayEngine, OrderListener {
     }
   }
 
+  /** Same-id resend of a create (resolution found no order at the venue). */
+  resendCreate(o: Order): void {
+    const e = this.book.byId(o.instrumentId);
+    if (e === undefined || this.dead) return;
+    this.sendCreate(
+      o,
+      e,
+      o.type === "market" ? "" : e.price.format(o.priceTicks),
+      e.qty.format(o.qtyLots),
+      o.sends + 1,
+    );
+  }
+
+  /** New orders are refused (retryable) while this says the venue state is not trusted yet. */
+  setReadyGate(fn: () => boolean): void {
+    this.readyGate = fn;
+  }
+  private readyGate: () => boolean = () => true;
+
   private throttled(o: Order, r: Rejected): void {
     const p = this.pending.get(o.clientId);
     if (p) p.silent = true;
@@ -393,6 +424,7 @@ export class Engine implements GatewayEngine, OrderListener {
 
   private createAnswered(o: Order, res: V5OrderAck | SpotOrderRecord, sentNs: number): void {
     if (this.dead) return;
+    this.tapNs = 0;
     const rtt = monoNs() - sentNs;
     this.m.exchangeRtt.record(rtt);
     const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
@@ -442,6 +474,7 @@ export class Engine implements GatewayEngine, OrderListener {
 
   private createFailed(o: Order, err: unknown, sentNs: number): void {
     if (this.dead) return;
+    this.tapNs = 0;
     const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
     const status = err instanceof RestError ? err.status : 0;
     if (sentNs > 0) {
@@ -712,6 +745,11 @@ export class Engine implements GatewayEngine, OrderListener {
 
   // ---------------------------------------------------------------- venue events
 
+  /** A push feed is about to apply a venue record (its tap): the next message sent is timed from here. */
+  noteVenueEvent(tsNs: number): void {
+    this.tapNs = tsNs;
+  }
+
   /** Applies one normalized venue event (poll, stream, query); measures event → strategy latency. */
   applyVenueEvent(ev: OrderEvent): ApplyResult {
     this.venueEventNs = ev.tsNs;
@@ -775,6 +813,10 @@ export class Engine implements GatewayEngine, OrderListener {
     }
     this.sink.send(sid, "OrderUpdate", updateBody(o, this.book.byId(o.instrumentId), 0, 0, this.updScratch));
     if (this.venueEventNs > 0) this.venueEventSent = true;
+    else if (this.tapNs > 0) {
+      this.m.streamToStrategy.record(storeNs() - this.tapNs);
+      this.tapNs = 0;
+    }
   }
 
   onFill(o: Order, f: FillReport): void {
@@ -787,6 +829,10 @@ export class Engine implements GatewayEngine, OrderListener {
       fillBody(o, e?.inst.quote ?? "", f.execId, f.pxTicks, f.lots, f.fee, 0),
     );
     if (this.venueEventNs > 0) this.venueEventSent = true;
+    else if (this.tapNs > 0) {
+      this.m.streamToStrategy.record(storeNs() - this.tapNs);
+      this.tapNs = 0;
+    }
   }
 
   onCancelReleased(o: Order): void {

@@ -25,6 +25,7 @@ import { healthReply, metricsReply } from "./health.js";
 import { type InstrumentBook, loadInstruments } from "./instruments.js";
 import { EngineMetrics } from "./metrics.js";
 import { type ReplaySummary, replayInto } from "./recovery.js";
+import { StreamsFeed } from "./streamsFeed.js";
 import { type VenueFeed, VenueSync } from "./sync.js";
 
 /** A start-up problem the user must fix (missing keys, bad configuration); the message says what. */
@@ -40,8 +41,8 @@ export interface StartOptions {
   /** Risk overrides beyond the config knobs (tests). */
   risk?: Partial<RiskConfig>;
   /**
-   * Extra push feeds (e.g. the Spot Socket.IO consumers from src/streams). They are started after
-   * the journal replay, reconciled, and stopped at shutdown. TODO(streams): build them here by default.
+   * Push feeds to use instead of the default (src/streams' OrderSync when `streams.enabled`). They
+   * start after the journal replay and its resolution, and stop at shutdown.
    */
   feeds?: (ctx: FeedContext) => VenueFeed[];
   /** Install SIGINT/SIGTERM handlers that stop the engine (the `start` command does). */
@@ -66,6 +67,8 @@ export interface EngineHandle {
   readonly rest: RestStack;
   readonly instruments: InstrumentBook;
   readonly sync: VenueSync;
+  /** Push feeds (default: the src/streams OrderSync adapter). */
+  readonly feeds: readonly VenueFeed[];
   readonly metrics: EngineMetrics;
   readonly risk: RiskGate;
   readonly journal: Journal | undefined;
@@ -285,24 +288,30 @@ async function boot(
     for (const id of r.replayedIds) sync.markReplayed(id);
   }
   journal?.note({ text: `start venue=${config.venue.kind} instruments=${instruments.size}` });
-  const feeds =
-    opts.feeds?.({
-      engine,
-      rest,
-      instruments,
-      keys,
-      config,
-      streamBaseUrl: streamBase,
-      metrics,
-      log,
-    }) ?? [];
-  for (const f of feeds) {
-    await f.start();
-    cleanups.push(() => f.stop());
-  }
+  // Replayed orders are resolved by client id first (nothing re-sent), then the push feeds start and
+  // run their own reconciliation (open + recent orders through the same store).
   await sync.start();
   await sync.reconcile();
-  for (const f of feeds) await f.reconcile();
+  const ctx: FeedContext = {
+    engine,
+    rest,
+    instruments,
+    keys,
+    config,
+    streamBaseUrl: streamBase,
+    metrics,
+    log,
+  };
+  const feeds: VenueFeed[] = opts.feeds
+    ? opts.feeds(ctx)
+    : config.streams.enabled
+      ? [new StreamsFeed({ ctx, limiter, journal, risk, venueSync: sync })]
+      : [];
+  for (const f of feeds) {
+    cleanups.push(() => f.stop());
+    await f.start();
+  }
+  engine.setReadyGate(() => feeds.every((f) => f.ready));
   if (replay && replay.live > 0) {
     let live = 0;
     for (const o of engine.store.liveSet()) if (!TERMINAL[o.status]) live++;
@@ -427,6 +436,7 @@ async function boot(
     rest,
     instruments,
     sync,
+    feeds,
     metrics,
     risk,
     journal,

@@ -212,23 +212,14 @@ export class VenueSync implements VenueFeed {
           if (o.status === Status.PendingCancel)
             this.engine.doSendCancel(o, o.surface === "spot" ? "spot.cancel" : "hft.cancel");
           break;
-        case "resend_create": {
-          const e = this.book.byId(o.instrumentId);
-          if (e === undefined) break;
+        case "resend_create":
           this.stats.resends++;
           this.log.info(
             { clientId: o.clientId, attempt: o.sends + 1 },
             "create not found at the venue: resend with the same client id",
           );
-          this.engine.sendCreate(
-            o,
-            e,
-            o.type === "market" ? "" : e.price.format(o.priceTicks),
-            e.qty.format(o.qtyLots),
-            o.sends + 1,
-          );
+          this.engine.resendCreate(o);
           break;
-        }
         case "apply_event":
           this.journal?.note({ text: `resolution: ${d.reason}`, clientId: o.clientId });
           this.engine.store.rejectCreate(o.clientId, d.reason);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
 import { OrderStatus, Side } from "../../src/protocol/schema.js";
 import { type Harness, next, startHarness, until } from "./harness.js";
 
@@ -38,6 +39,13 @@ describe("order lifecycle through the whole chain", () => {
     const fin = await cancelled;
     expect(fin.cumQtyLots).toBe(40);
     expect(fin.leavesQtyLots).toBe(60);
+
+    // The fills and the final state came through the Spot order stream (src/streams) wired by the engine.
+    const feed = t.h.feeds[0] as StreamsFeed;
+    expect(feed.name).toBe("streams");
+    expect(feed.sync.orderStream?.up).toBe(true);
+    expect(feed.sync.feed.stats.applied).toBeGreaterThan(0);
+    expect(t.h.metrics.streamToStrategy.count).toBeGreaterThan(0);
 
     const rec = await t.h.rest.client.getSpotOrder({ orderId: ack.exchangeOrderId });
     expect(rec.status).toBe("CANCELLED");

@@ -1,0 +1,103 @@
+/**
+ * The push feed of src/streams (Spot Socket.IO order/balance streams, the HFT realtime poller, the
+ * reconciler) plugged into the engine through the `VenueFeed` seam. The feed applies records to the
+ * engine's store directly, so its updates reach strategies through the same store listener as REST
+ * outcomes; every record is journaled through the feed's tap before it is applied.
+ */
+import type { Journal } from "../journal/writer.js";
+import type { RateLimiter } from "../limits/index.js";
+import { monoNs, Source } from "../orders/index.js";
+import type { RiskGate } from "../risk/riskGate.js";
+import { OrderSync } from "../streams/index.js";
+import type { FeedContext } from "./lifecycle.js";
+import type { VenueFeed, VenueSync } from "./sync.js";
+
+const SOURCE_NAME: Record<number, string> = {
+  [Source.Rest]: "rest",
+  [Source.Stream]: "stream",
+  [Source.Poll]: "poll",
+  [Source.Query]: "query",
+};
+/** Journal `evt.source` prefixes; recovery.ts reads them back (`spot-`, `hft-`, `hftx-`). */
+const KIND_PREFIX: Record<string, string> = { spotOrder: "spot", v5Order: "hft", v5Execution: "hftx" };
+
+export interface StreamsFeedDeps {
+  ctx: FeedContext;
+  limiter: RateLimiter | undefined;
+  journal: Journal | undefined;
+  risk: RiskGate;
+  venueSync: VenueSync;
+}
+
+export class StreamsFeed implements VenueFeed {
+  readonly name = "streams";
+  readonly sync: OrderSync;
+
+  constructor(d: StreamsFeedDeps) {
+    const { ctx, journal, risk, venueSync } = d;
+    const cfg = ctx.config;
+    const surfaces = cfg.venue.surfaces;
+    const engine = ctx.engine;
+    this.sync = new OrderSync({
+      store: engine.store,
+      rest: ctx.rest.client,
+      limiter: d.limiter,
+      instruments: ctx.instruments.all(),
+      apiKey: ctx.keys.apiKey,
+      streamBaseUrl: ctx.streamBaseUrl,
+      spot: surfaces.includes("spot"),
+      hftCategories: surfaces.includes("hft") ? [cfg.venue.hftCategory] : [],
+      staleMs: cfg.streams.staleMs,
+      pollIntervalMs: cfg.streams.pollIntervalMs,
+      holdUntilReconciled: cfg.streams.holdNewOrdersDuringReconcile,
+      actions: {
+        resendCreate: (o) => engine.resendCreate(o),
+        resendCancel: (o) => engine.doSendCancel(o, o.surface === "spot" ? "spot.cancel" : "hft.cancel"),
+      },
+      listener: {
+        onStreamUp: (name, reconnect) => {
+          if (reconnect) ctx.metrics.reconnects.inc();
+          ctx.log.info({ stream: name, reconnect }, "venue stream up");
+        },
+        onStreamDown: (name, reason) => ctx.log.warn({ stream: name, reason }, "venue stream down"),
+        onSpotTrusted: (trusted) => (trusted ? risk.streamUp() : risk.streamDown()),
+        onReconcileDone: (rep) => {
+          if (!rep.complete || rep.escalated.length > 0 || rep.missing.length > 0) {
+            ctx.log.warn(
+              {
+                complete: rep.complete,
+                escalated: rep.escalated.length,
+                missing: rep.missing.length,
+                errors: rep.errors.slice(0, 3),
+              },
+              "reconciliation report",
+            );
+          }
+        },
+      },
+      tap: (kind, source, clientId, raw) => {
+        engine.noteVenueEvent(monoNs());
+        journal?.event({
+          source: `${KIND_PREFIX[kind] ?? kind}-${SOURCE_NAME[source] ?? source}`,
+          clientId,
+          body: JSON.stringify(raw),
+        });
+      },
+    });
+    // The streams' poller covers live orders; the engine's own sync keeps resolving ambiguous ones.
+    venueSync.setPushFeedUp(true);
+  }
+
+  async start(): Promise<void> {
+    await this.sync.start();
+  }
+  async stop(): Promise<void> {
+    await this.sync.stop();
+  }
+  async reconcile(): Promise<void> {
+    await this.sync.reconcile();
+  }
+  get ready(): boolean {
+    return this.sync.ready;
+  }
+}
