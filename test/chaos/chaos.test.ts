@@ -6,6 +6,7 @@
 import { afterAll } from "vitest";
 import { report } from "./harness/results.js";
 import { clockSkewScenarios } from "./scenarios/clockSkew.js";
+import { crashScenario } from "./scenarios/crash.js";
 import { engineLostScenarios } from "./scenarios/engineLost.js";
 import { lostResponses } from "./scenarios/lostResponses.js";
 import { rateLimitScenarios } from "./scenarios/rateLimits.js";
@@ -16,5 +17,6 @@ streamScenarios();
 rateLimitScenarios();
 clockSkewScenarios();
 engineLostScenarios();
+crashScenario();
 
 afterAll(() => report());

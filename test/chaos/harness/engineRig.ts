@@ -16,7 +16,11 @@ export const TOKEN = "chaos-token-5d1f0c2a9b";
 export const ADMIN_TOKEN = "chaos-admin-token-77e3a1";
 
 /** Knobs for an engine trading against `venue` (overrides win). Secrets go in as config values. */
-export function engineConfig(venue: ChaosVenue, dir: string, overrides: Record<string, unknown> = {}): Config {
+export function engineConfig(
+  venue: ChaosVenue,
+  dir: string,
+  overrides: Record<string, unknown> = {},
+): Config {
   return loadConfig({
     env: {},
     overrides: engineOverrides(venue, dir, overrides),
@@ -68,7 +72,10 @@ export async function startEngineRig(
   opts: StartOptions = {},
 ): Promise<EngineRig> {
   const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-"));
-  const h = await startEngine(engineConfig(venue, dir, overrides), { logger: pino({ level: "silent" }), ...opts });
+  const h = await startEngine(engineConfig(venue, dir, overrides), {
+    logger: pino({ level: "silent" }),
+    ...opts,
+  });
   const strategies: Strategy[] = [];
   return {
     h,

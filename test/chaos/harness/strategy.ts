@@ -15,6 +15,9 @@ export interface Told {
   fills: number;
   fillLots: number;
   execIds: Set<string>;
+  /** Cumulative qty and status of the last unsolicited OrderUpdate (0 / 0 when none). */
+  lastCum: number;
+  lastStatus: number;
 }
 
 export class Strategy {
@@ -50,7 +53,11 @@ export class Strategy {
       this.entry(b.clOrdNo).unknowns++;
     });
     c.on("update", (b) => {
-      if (b.requestId === 0) this.entry(b.clOrdNo).updates++;
+      if (b.requestId !== 0) return;
+      const t = this.entry(b.clOrdNo);
+      t.updates++;
+      t.lastCum = b.cumQtyLots;
+      t.lastStatus = b.status;
     });
     c.on("fill", (b) => {
       const t = this.entry(b.clOrdNo);
@@ -67,7 +74,17 @@ export class Strategy {
   entry(clOrdNo: number): Told {
     let t = this.told.get(clOrdNo);
     if (t === undefined) {
-      t = { acks: 0, rejects: [], unknowns: 0, updates: 0, fills: 0, fillLots: 0, execIds: new Set() };
+      t = {
+        acks: 0,
+        rejects: [],
+        unknowns: 0,
+        updates: 0,
+        fills: 0,
+        fillLots: 0,
+        execIds: new Set(),
+        lastCum: 0,
+        lastStatus: 0,
+      };
       this.told.set(clOrdNo, t);
     }
     return t;
@@ -106,9 +123,11 @@ export class Strategy {
   }
 
   /**
-   * The gateway's belief about every order this strategy placed (one Query per order). An order the
-   * gateway refused before creating it (risk, throttle) has no row: it counts as Rejected when the
-   * strategy was told so, and as lost otherwise.
+   * The gateway's belief about every order this strategy placed (one Query per order). An order with
+   * no row was never created at the gateway: fine when the strategy was told Reject or got no answer
+   * at all (e.g. the gateway died before reading the frame) — it counts as Rejected, and the venue-side
+   * check still catches it if the venue has it. A row missing for an order that was acknowledged is
+   * an order the gateway forgot: Unknown (lost).
    */
   async views(): Promise<GatewayView[]> {
     const out: GatewayView[] = [];
@@ -118,15 +137,16 @@ export class Strategy {
       const key = `${this.name}#${n}`;
       if (r === undefined) {
         const told = this.told.get(n)!;
-        out.push({
-          key,
-          exchangeId: "",
-          status: told.rejects.length > 0 ? "Rejected" : "Unknown",
-          filledLots: 0,
-        });
+        const forgotten = told.acks > 0 || told.unknowns > 0;
+        out.push({ key, exchangeId: "", status: forgotten ? "Unknown" : "Rejected", filledLots: 0 });
         continue;
       }
-      out.push({ key, exchangeId: r.exchangeOrderId, status: normFromWire(r.status), filledLots: r.cumQtyLots });
+      out.push({
+        key,
+        exchangeId: r.exchangeOrderId,
+        status: normFromWire(r.status),
+        filledLots: r.cumQtyLots,
+      });
     }
     return out;
   }

@@ -1,0 +1,104 @@
+/**
+ * The gateway as a real child process: `node dist/src/cli.js start --config <file>`, killed with
+ * SIGKILL and restarted by the crash scenario. Everything it prints is kept for the secret scan.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dirname, "..", "..", "..");
+export const CLI = join(ROOT, "dist", "src", "cli.js");
+
+function newestMtime(dir: string): number {
+  let m = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) m = Math.max(m, newestMtime(p));
+    else if (e.name.endsWith(".ts")) m = Math.max(m, statSync(p).mtimeMs);
+  }
+  return m;
+}
+
+/** Compiles dist when it is missing or older than any source (type errors elsewhere do not stop emit). */
+export function ensureBuilt(): void {
+  if (existsSync(CLI) && statSync(CLI).mtimeMs >= newestMtime(join(ROOT, "src"))) return;
+  spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", ROOT], {
+    stdio: "ignore",
+  });
+}
+
+export class GatewayProcess {
+  private child: ChildProcess | undefined;
+  /** stdout + stderr of every run, in order. */
+  output = "";
+  url = "";
+  httpUrl = "";
+  runs = 0;
+
+  constructor(
+    private readonly configFile: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** Starts the process and resolves once it printed its command API address. */
+  start(timeoutMs = 15_000): Promise<void> {
+    this.runs++;
+    const child = spawn(process.execPath, [CLI, "start", "--config", this.configFile], {
+      cwd: ROOT,
+      env: { ...this.env, PATH: process.env.PATH ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child = child;
+    let seen = "";
+    let up = false;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`gateway did not start within ${timeoutMs} ms:\n${seen.slice(-2_000)}`));
+      }, timeoutMs);
+      const onData = (d: Buffer) => {
+        const s = d.toString("utf8");
+        seen += s;
+        this.output += s;
+        const m = /command API\s+(ws:\/\/\S+)/.exec(seen);
+        const h = /health\s+(http:\/\/[^/\s]+)/.exec(seen);
+        if (m && h && !up) {
+          up = true;
+          this.url = m[1]!;
+          this.httpUrl = h[1]!;
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout!.on("data", onData);
+      child.stderr!.on("data", onData);
+      child.once("exit", (code, sig) => {
+        clearTimeout(timer);
+        if (this.child === child) this.child = undefined;
+        reject(new Error(`gateway exited early (${code ?? sig}):\n${seen.slice(-2_000)}`));
+      });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** SIGKILL: no shutdown code runs. Resolves when the process is gone. */
+  kill(): Promise<void> {
+    return this.signal("SIGKILL");
+  }
+
+  /** Graceful stop (SIGTERM). */
+  stop(): Promise<void> {
+    return this.signal("SIGTERM");
+  }
+
+  private signal(sig: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill(sig);
+    });
+  }
+}
