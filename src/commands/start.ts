@@ -83,6 +83,8 @@ export async function run(argv: string[]): Promise<number> {
       void h.stop(sig).then(() => {
         rmSync(file, { force: true });
         resolve(0);
+        // Everything is flushed and closed; do not wait for idle keep-alive sockets to time out.
+        setTimeout(() => process.exit(0), 100).unref();
       });
     };
     process.on("SIGINT", onSignal);

@@ -312,6 +312,23 @@ async function boot(
     await f.start();
   }
   engine.setReadyGate(() => feeds.every((f) => f.ready));
+  for (const f of feeds) {
+    if (!(f instanceof StreamsFeed)) continue;
+    const st = f.sync.feed.stats;
+    metrics.gauge(
+      "hftgate_stream_records_invalid",
+      "Venue records dropped at the feed boundary (counter)",
+      () => st.malformed,
+      { reason: "malformed" },
+    );
+    metrics.gauge(
+      "hftgate_stream_records_invalid",
+      "Venue records dropped at the feed boundary (counter)",
+      () => st.unknownInstrument,
+      { reason: "unknown_instrument" },
+    );
+    metrics.gauge("hftgate_stream_up", "Spot order stream connected", () => (f.sync.orderStream?.up ? 1 : 0));
+  }
   if (replay && replay.live > 0) {
     let live = 0;
     for (const o of engine.store.liveSet()) if (!TERMINAL[o.status]) live++;
@@ -402,15 +419,25 @@ async function boot(
         }
         log.info({ asked: n, stillLive: engine.store.liveSet().size }, "live orders cancelled at shutdown");
       }
+      let t = Date.now();
+      const step = (name: string) => {
+        log.debug({ step: name, ms: Date.now() - t }, "shutdown step");
+        t = Date.now();
+      };
       await gateway.close();
       gatewayRef = undefined;
       engine.detach();
+      step("gateway");
       for (const f of feeds) await f.stop().catch(() => {});
       await sync.stop();
+      step("feeds");
       limiter?.close();
       await journal?.close();
+      step("journal");
       await rest.stop();
+      step("rest");
       await sim?.stop();
+      step("simulator");
     })();
     const timer = new Promise<void>((r) => {
       const t = setTimeout(r, Math.max(0, deadline - Date.now()));
@@ -418,6 +445,7 @@ async function boot(
     });
     await Promise.race([work.catch((err) => log.error({ err: String(err) }, "shutdown step failed")), timer]);
     engine.detach();
+    log.info({ reason, ms: Date.now() - (deadline - config.shutdown.timeoutMs) }, "stopped");
     log.flush?.();
   };
 
