@@ -5,6 +5,7 @@
  */
 import { afterAll } from "vitest";
 import { report } from "./harness/results.js";
+import { badStrategyScenario } from "./scenarios/badStrategy.js";
 import { clockSkewScenarios } from "./scenarios/clockSkew.js";
 import { crashScenario } from "./scenarios/crash.js";
 import { engineLostScenarios } from "./scenarios/engineLost.js";
@@ -18,5 +19,6 @@ rateLimitScenarios();
 clockSkewScenarios();
 engineLostScenarios();
 crashScenario();
+badStrategyScenario();
 
 afterAll(() => report());
