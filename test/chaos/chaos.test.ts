@@ -9,6 +9,7 @@ import { badStrategyScenario } from "./scenarios/badStrategy.js";
 import { clockSkewScenarios } from "./scenarios/clockSkew.js";
 import { crashScenario } from "./scenarios/crash.js";
 import { engineLostScenarios } from "./scenarios/engineLost.js";
+import { engineStreamScenarios } from "./scenarios/engineStreams.js";
 import { lostResponses } from "./scenarios/lostResponses.js";
 import { rateLimitScenarios } from "./scenarios/rateLimits.js";
 import { streamScenarios } from "./scenarios/streams.js";
@@ -18,6 +19,7 @@ streamScenarios();
 rateLimitScenarios();
 clockSkewScenarios();
 engineLostScenarios();
+engineStreamScenarios();
 crashScenario();
 badStrategyScenario();
 
