@@ -9,6 +9,8 @@ import { badStrategyScenario } from "./scenarios/badStrategy.js";
 import { clockSkewScenarios } from "./scenarios/clockSkew.js";
 import { crashScenario } from "./scenarios/crash.js";
 import { engineLostScenarios } from "./scenarios/engineLost.js";
+import { engineRateScenarios } from "./scenarios/engineRate.js";
+import { engineSkewScenarios } from "./scenarios/engineSkew.js";
 import { engineStreamScenarios } from "./scenarios/engineStreams.js";
 import { lostResponses } from "./scenarios/lostResponses.js";
 import { rateLimitScenarios } from "./scenarios/rateLimits.js";
@@ -20,6 +22,8 @@ rateLimitScenarios();
 clockSkewScenarios();
 engineLostScenarios();
 engineStreamScenarios();
+engineRateScenarios();
+engineSkewScenarios();
 crashScenario();
 badStrategyScenario();
 
