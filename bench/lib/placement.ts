@@ -4,7 +4,7 @@
  * processes with `taskset` when it exists and reports the placement it used.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 
 let tasksetKnown: boolean | undefined;
@@ -33,9 +33,9 @@ export interface Launcher {
   readonly cpu: string | null;
 }
 
-export function nodeLauncher(cpu: string | null): Launcher {
-  if (cpu === null || !hasTaskset()) return { cmd: process.execPath, args: [], cpu: null };
-  return { cmd: "taskset", args: ["-c", cpu, process.execPath], cpu };
+export function nodeLauncher(cpu: string | null, execArgv: readonly string[] = []): Launcher {
+  if (cpu === null || !hasTaskset()) return { cmd: process.execPath, args: [...execArgv], cpu: null };
+  return { cmd: "taskset", args: ["-c", cpu, process.execPath, ...execArgv], cpu };
 }
 
 /** Current affinity list of a process or thread id ("0-1"), undefined when unknown. */
@@ -65,4 +65,24 @@ export function threadIds(): string[] {
   } catch {
     return [];
   }
+}
+
+/** CPU time (user + system, all threads) a process has used, in ms; NaN where /proc is missing. */
+export function cpuTimeMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th fields.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** USER_HZ: 100 on every Linux configuration Node supports. */
+const CLOCK_TICKS = 100;
+
+/** Share of one vCPU each process used between two `cpuTimeMs` snapshots over `wallMs`. */
+export function cpuShare(before: number[], after: number[], wallMs: number): number[] {
+  return after.map((a, i) => Math.round(((a - before[i]!) / wallMs) * 100) / 100);
 }

@@ -4,9 +4,10 @@
  * risk checks), and the rate limiter off (the exchange's 50 orders/s HFT bucket would throttle any
  * benchmark). Also measures the raw-socket HTTP floor from this process to the venue's stub.
  *
- * argv: venue base URL, token. Ready info: { url, tpl, instruments }.
+ * argv: venue base URL, token, JSON of extra config overrides. Ready info: { url, tpl, instruments }.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -18,9 +19,14 @@ import { failChild, serveChild } from "../child.js";
 import { openRawHttp, type RoundTripper, rawRequest, timeBlock } from "../floors.js";
 import { newHistogram, summarize } from "../stats.js";
 
-const [venueUrl = "", token = ""] = process.argv.slice(2);
+const [venueUrl = "", token = "", extra = "{}"] = process.argv.slice(2);
 
 let floor: RoundTripper | undefined;
+let profiler: Session | undefined;
+
+function post(s: Session, method: string): Promise<unknown> {
+  return new Promise((ok, fail) => s.post(method, (err, res) => (err ? fail(err) : ok(res))));
+}
 let hHttp = newHistogram();
 
 /** The create request as the gateway sends it (headers of the same size), pre-built once. */
@@ -59,6 +65,9 @@ const OVERRIDES: Record<string, unknown> = {
   // Tens of thousands of resting orders accumulate; the live-order poll would page through them.
   "streams.pollIntervalMs": 60_000,
   "log.level": "warn",
+  // HFTGATE_BENCH_OVERRIDES='{"knob.path": value}' for A/B diagnosis runs (reported in `info`).
+  ...(JSON.parse(process.env.HFTGATE_BENCH_OVERRIDES ?? "{}") as Record<string, unknown>),
+  ...(JSON.parse(extra) as Record<string, unknown>),
 };
 
 async function main(): Promise<void> {
@@ -89,6 +98,23 @@ async function main(): Promise<void> {
         const s = summarize(hHttp);
         hHttp = newHistogram();
         return s;
+      },
+      /** CPU profile of this process around a phase (HFTGATE_BENCH_PROFILE=DIR; diagnosis only). */
+      async profStart() {
+        profiler = new Session();
+        profiler.connect();
+        await post(profiler, "Profiler.enable");
+        await post(profiler, "Profiler.start");
+        return null;
+      },
+      async profStop(a) {
+        if (!profiler) return null;
+        const r = (await post(profiler, "Profiler.stop")) as { profile: unknown };
+        const file = join(a.dir as string, `gateway-${a.label as string}-${process.pid}.cpuprofile`);
+        writeFileSync(file, JSON.stringify(r.profile));
+        profiler.disconnect();
+        profiler = undefined;
+        return file;
       },
       info() {
         return {
