@@ -35,3 +35,13 @@ export function leaks(secretHex: string, artifacts: readonly Artifact[]): string
   }
   return out;
 }
+
+/** Names of the artifacts that contain `needle` (case-insensitive), e.g. a gateway token. */
+export function mentions(needle: string, artifacts: readonly Artifact[]): string[] {
+  const n = needle.toLowerCase();
+  return artifacts
+    .filter((a) =>
+      (typeof a.data === "string" ? a.data : a.data.toString("latin1")).toLowerCase().includes(n),
+    )
+    .map((a) => a.name);
+}

@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { ensureBuilt, GatewayProcess } from "../harness/child.js";
 import { ADMIN_TOKEN, TOKEN } from "../harness/engineRig.js";
 import { record } from "../harness/results.js";
-import { type Artifact, filesUnder, leaks } from "../harness/secrets.js";
+import { type Artifact, filesUnder, leaks, mentions } from "../harness/secrets.js";
 import { Strategy } from "../harness/strategy.js";
 import { converge, venueOrders } from "../harness/truth.js";
 import { counterHft, counterSpot, secretHex, sleep, startVenue, until } from "../harness/venue.js";
@@ -134,6 +134,10 @@ export function crashScenario(): void {
         const artifacts = [{ name: "process output", data: gp.output }, ...filesUnder(dir), ...pages];
         expect(artifacts.length).toBeGreaterThan(3);
         expect(leaks(secret, artifacts)).toEqual([]);
+        // Configured gateway tokens are secrets too: only the 0600 state file (for `hftgate demo`) holds them.
+        const notState = artifacts.filter((a) => !a.name.endsWith("gateway.json"));
+        expect(mentions(TOKEN, notState)).toEqual([]);
+        expect(mentions(ADMIN_TOKEN, notState)).toEqual([]);
         expect(resumeLost).toBe(1); // the new process has no replay ring: the client is told to rebuild
       } finally {
         await s?.close();
