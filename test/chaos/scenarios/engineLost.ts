@@ -101,5 +101,79 @@ export function engineLostScenarios(): void {
         await v.sim.stop();
       }
     }, 40_000);
+
+    it("venue slower than the gateway's timeout: the query says not found, a same-id resend, still one order each", async () => {
+      const v = await startVenue();
+      const rig = await startEngineRig(v);
+      try {
+        const s = await rig.strategy("alpha");
+        const spotId = rig.inst("spot", "BTC/INR");
+        const hftId = rig.inst("hft", "ETHUSDT");
+        // Handled 700 ms after arrival, while the gateway gives up after 400 ms and starts asking.
+        v.faults.add({ kind: "latency", endpoint: SPOT_CREATE, ms: 700, count: 5 });
+        v.faults.add({ kind: "latency", endpoint: HFT_CREATE, ms: 700, count: 5 });
+        for (let i = 0; i < 10; i++) {
+          s.place(spotId, "buy", 5_300_000 - i * 10, 100);
+          s.place(hftId, "buy", 320_000 - i * 10, 5);
+        }
+        await until(() => s.unanswered().length === 0, 5_000, "answers");
+        await sleep(1_000);
+        // Cancels that are slower than the timeout too.
+        v.faults.add({ kind: "latency", endpoint: SPOT_CANCEL, ms: 700, count: 3 });
+        v.faults.add({ kind: "latency", endpoint: HFT_CANCEL, ms: 700, count: 3 });
+        for (let i = 0; i < 12; i += 2) s.cancel(s.placed[i]!);
+        await sleep(1_000);
+        const t = await engineTruth(v, [s]);
+        record({
+          scenario: "engine: venue slower than the timeout (late creates/cancels)",
+          orders: s.placed.length,
+          faults: v.faults.fired(),
+          lost: t.lost,
+          duplicated: t.duplicated,
+          mismatched: t.mismatched.length,
+        });
+        expect(t.details).toEqual([]);
+        expect(t.venueOrders).toBe(20);
+        // At least one create was re-sent under its own client id and answered from the venue's de-dup map.
+        expect(v.sim.counters.deduplicated()).toBeGreaterThan(0);
+        expect([...s.told.values()].filter((x) => x.rejects.length > 0)).toEqual([]);
+      } finally {
+        await rig.close();
+        await v.sim.stop();
+      }
+    }, 30_000);
+
+    it("Spot orders expiring (EXPIRATION_RAISED → EXPIRED) while their cancels are lost", async () => {
+      const v = await startVenue();
+      const rig = await startEngineRig(v, { "orders.spotExpirySeconds": 2 });
+      try {
+        const s = await rig.strategy("alpha");
+        const spotId = rig.inst("spot", "BTC/INR");
+        for (let i = 0; i < 20; i++) s.place(spotId, "buy", 5_300_000 - i * 10, 100);
+        await until(() => s.unanswered().length === 0, 3_000, "acks");
+        await counterSpot(v, "sell", 5_299_000, 0.0025);
+        v.sim.setSpotDelays({ expiryConfirmMs: 400 });
+        await sleep(1_900);
+        // Cancels racing the expiry, half of their answers lost.
+        v.faults.add({ kind: "reset", endpoint: SPOT_CANCEL, probability: 0.5, count: 4 });
+        for (let i = 0; i < 20; i += 2) s.cancel(s.placed[i]!);
+        await sleep(1_500);
+        const t = await engineTruth(v, [s]);
+        record({
+          scenario: "engine: Spot expiry racing lost cancels",
+          orders: s.placed.length,
+          faults: v.faults.fired(),
+          lost: t.lost,
+          duplicated: t.duplicated,
+          mismatched: t.mismatched.length,
+        });
+        expect(t.details).toEqual([]);
+        const expired = venueOrders(v.sim, v.keys.apiKey).filter((o) => o.status === "Expired").length;
+        expect(expired).toBeGreaterThan(0);
+      } finally {
+        await rig.close();
+        await v.sim.stop();
+      }
+    }, 30_000);
   });
 }
