@@ -201,8 +201,8 @@ export const KNOBS: readonly Knob[] = [
   {
     path: "streams.staleMs",
     type: int(100, 600_000),
-    def: 15_000,
-    doc: "a stream silent this long is treated as down",
+    def: 35_000,
+    doc: "a stream silent this long (no message and no heartbeat) is treated as down; keep it above the venue's Socket.IO ping interval (25 s by default)",
   },
   {
     path: "streams.pollIntervalMs",
