@@ -243,14 +243,21 @@ describe("secrets", () => {
         errors.push(String(e), (e as Error).stack ?? "");
       }
     }
+    let mismatch: unknown;
     try {
-      await startEngine(engineConfig(v, r.dir, { "keys.apiKey": "ab".repeat(32), "gateway.port": 0 }), {
-        logger,
-      });
+      const h = await startEngine(
+        engineConfig(v, r.dir, { "keys.apiKey": "ab".repeat(32), "gateway.port": 0 }),
+        {
+          logger,
+        },
+      );
+      await h.stop("unexpected");
     } catch (e) {
+      mismatch = e;
       errors.push(String(e), (e as Error).stack ?? "");
     }
-    expect(errors.length).toBeGreaterThanOrEqual(4);
+    expect(mismatch).toBeInstanceOf(StartupError); // the configured API key does not match the secret
+    expect(errors.length).toBe(8);
     await r.h.journal?.flush();
     const artifacts = [
       { name: "log", data: lines.join("\n") },
