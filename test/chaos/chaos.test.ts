@@ -14,6 +14,7 @@ import { engineSkewScenarios } from "./scenarios/engineSkew.js";
 import { engineStreamScenarios } from "./scenarios/engineStreams.js";
 import { lostResponses } from "./scenarios/lostResponses.js";
 import { rateLimitScenarios } from "./scenarios/rateLimits.js";
+import { strategyDropScenario } from "./scenarios/strategyDrop.js";
 import { streamScenarios } from "./scenarios/streams.js";
 
 lostResponses();
@@ -24,6 +25,7 @@ engineLostScenarios();
 engineStreamScenarios();
 engineRateScenarios();
 engineSkewScenarios();
+strategyDropScenario();
 crashScenario();
 badStrategyScenario();
 

@@ -30,6 +30,9 @@ export function engineRateScenarios(): void {
         const acked = s.placed.filter((n) => s.told.get(n)!.acks > 0);
         expect(acked.length).toBe(45);
         const cancelsBefore = v.sim.counters.requests(HFT_CANCEL);
+        // (100 ms after the burst: the slot after the 5-cancel reserve frees within the cancel deadline.
+        // Right behind the burst it does not — see the next test.)
+        await sleep(100);
         for (let i = 0; i < 10; i++) s.cancel(acked[i]!);
         await until(
           () => v.sim.counters.requests(HFT_CANCEL) - cancelsBefore + cancelRejects.length >= 10,
@@ -75,5 +78,37 @@ export function engineRateScenarios(): void {
         await v.sim.stop();
       }
     }, 30_000);
+
+    it("cancels sent right behind a create burst that fills the HFT order bucket all reach the venue", async () => {
+      // 45 creates take the bucket's shared part (50/s minus a 5-cancel reserve); in the same event-loop
+      // turn 10 cancels of older orders follow. The reserve serves 5; the next slot frees 1 s + 50 ms
+      // margin after the burst, later than the engine's default cancel deadline (limits.cancelWaitMs,
+      // 1 s), so the other 5 are refused at once instead of waiting, ahead of any create, for it.
+      const v = await startVenue();
+      const rig = await startEngineRig(v);
+      try {
+        const s = await rig.strategy("alpha");
+        const cancelRejects: number[] = [];
+        s.client.on("cancelReject", (b) => cancelRejects.push(b.reason));
+        const hftId = rig.inst("hft", "ETHUSDT");
+        for (let i = 0; i < 10; i++) s.place(hftId, "buy", 320_000 - i * 10, 5);
+        await until(() => s.unanswered().length === 0, 3_000, "first orders acked");
+        await sleep(1_200); // an empty window
+        const cancelsBefore = v.sim.counters.requests(HFT_CANCEL);
+        const first = [...s.placed];
+        for (let i = 0; i < 45; i++) s.place(hftId, "buy", 310_000 - i * 10, 5);
+        for (const n of first) s.cancel(n);
+        await until(
+          () => v.sim.counters.requests(HFT_CANCEL) - cancelsBefore + cancelRejects.length >= 10,
+          3_000,
+          "cancels answered",
+        );
+        expect(cancelRejects).toEqual([]);
+        expect(v.sim.counters.requests(HFT_CANCEL) - cancelsBefore).toBe(10);
+      } finally {
+        await rig.close();
+        await v.sim.stop();
+      }
+    }, 20_000);
   });
 }
