@@ -34,6 +34,9 @@ export async function run(argv: string[]): Promise<number> {
       token: target.token,
       venue: target.venue,
       live: flag(args, "live") === "true",
+      // `hftgate start` on its embedded simulator does not name the venue URL in its state file yet:
+      // then the HFT price comes from one minimum-size market order.
+      probe: target.venue === undefined && target.venueKind === "sim",
       sessionName: flag(args, "session"),
       log: (line) => process.stderr.write(`demo: ${line}\n`),
     });

@@ -78,7 +78,7 @@ export function formatReport(r: DemoResult): string {
       String(o.clOrdNo),
       instName(o),
       o.intent,
-      `${o.side === Side.Buy ? "buy" : "sell"} ${stepsText(o.qtyLots, o.inst.qtyStep)} @ ${stepsText(o.priceTicks, o.inst.tickSize)}`,
+      `${o.side === Side.Buy ? "buy" : "sell"} ${stepsText(o.qtyLots, o.inst.qtyStep)} ${o.priceTicks === 0 ? "at market" : `@ ${stepsText(o.priceTicks, o.inst.tickSize)}`}`,
       formatLatency(o.lat.ackUs),
       o.lat.ackInGatewayUs === undefined ? "" : `(${formatLatency(o.lat.ackInGatewayUs)})`,
       formatLatency(o.lat.firstFillUs),

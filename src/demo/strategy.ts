@@ -29,6 +29,11 @@ export interface DemoOptions {
   quotes?: ReadonlyMap<number, Quote>;
   /** Required when the venue is not on this host: the demo then places real orders. */
   live?: boolean;
+  /**
+   * Without a quote for the HFT instrument, learn its price from one minimum-size market buy. Only
+   * for the embedded simulator (the CLI sets it when the gateway's state file says venue "sim").
+   */
+  probe?: boolean;
   sessionName?: string;
   connectTimeoutMs?: number;
   /** Wait for every first answer (Ack / Reject / OutcomeUnknown). */
@@ -42,7 +47,14 @@ export interface DemoOptions {
 }
 
 /** Why the demo placed an order. */
-export type Intent = "rests" | "crosses" | "too small";
+export type Intent = "rests" | "crosses" | "too small" | "price probe";
+
+export interface PlannedOrder {
+  intent: Intent;
+  side: number;
+  priceTicks: number;
+  qtyLots: number;
+}
 
 export interface DemoFill {
   priceTicks: number;
@@ -119,10 +131,7 @@ function demoLots(inst: InstrumentRecordMsg, price: number): number {
 }
 
 /** The demo's orders for one instrument: buy below the bid (rests), buy above the ask (crosses). */
-export function planOrders(
-  inst: InstrumentRecordMsg,
-  q: Quote,
-): { intent: Intent; side: number; priceTicks: number; qtyLots: number }[] {
+export function planOrders(inst: InstrumentRecordMsg, q: Quote): PlannedOrder[] {
   const tick = Number(inst.tickSize);
   const bidTicks = Math.round(q.bid / tick);
   const askTicks = Math.round(q.ask / tick);
@@ -131,7 +140,7 @@ export function planOrders(
   const through = Math.max(2, Math.round(askTicks * 0.001));
   const rest = Math.max(1, bidTicks - away);
   const cross = askTicks + through;
-  const plan: { intent: Intent; side: number; priceTicks: number; qtyLots: number }[] = [
+  const plan: PlannedOrder[] = [
     { intent: "rests", side: Side.Buy, priceTicks: rest, qtyLots: demoLots(inst, rest * tick) },
     { intent: "crosses", side: Side.Buy, priceTicks: cross, qtyLots: demoLots(inst, cross * tick) },
   ];
@@ -191,6 +200,7 @@ async function trade(
   const instruments = await withTimeout(client.instruments(), 5_000, "instrument list");
   log(`connected as ${session}; ${instruments.length} instruments`);
   const chosen = chooseInstruments(instruments);
+  if (chosen.length === 0) throw new DemoError("the gateway lists no active instrument");
   let quotes = o.quotes;
   if (quotes === undefined && o.venue !== undefined) {
     if (!isLocalVenue(o.venue) && !o.live) {
@@ -201,22 +211,9 @@ async function trade(
     log("reading best bid/ask from the venue's public market data");
     quotes = await fetchQuotes(o.venue, chosen);
   }
-  const traded: DemoResult["traded"] = [];
-  const skipped: string[] = [];
-  for (const inst of chosen) {
-    const q = quotes?.get(inst.instrumentId);
-    if (q) traded.push({ inst, quote: q });
-    else skipped.push(`${inst.symbol} (${inst.venue}): no market price`);
-  }
-  if (traded.length === 0) {
-    throw new DemoError(
-      chosen.length === 0
-        ? "the gateway lists no active instrument"
-        : "no market price for any instrument: pass --venue URL (the venue's base URL) or set HFTGATE_VENUE_URL",
-    );
-  }
 
   const orders = new Map<number, DemoOrder>();
+  const list: DemoOrder[] = [];
   let wake: (() => void) | undefined;
   const changed = () => wake?.();
   const waitUntil = async (done: () => boolean, ms: number) => {
@@ -275,44 +272,70 @@ async function trade(
   pings.sort((a, b) => a - b);
   const pingUs = us(pings[pings.length >> 1]!);
 
-  // One order at a time, so each latency is that order's own and not time spent queued behind another.
-  const list: DemoOrder[] = [];
-  for (const { inst, quote } of traded) {
-    for (const p of planOrders(inst, quote)) {
-      const clOrdNo = client.placeOrder({
-        instrumentId: inst.instrumentId,
-        ordType: OrdType.Limit,
-        tif: Tif.GTC,
-        ...p,
-      });
-      const d: DemoOrder = {
-        clOrdNo,
+  /** Places one order and waits for its first answer, so each latency is that order's own. */
+  const place = async (inst: InstrumentRecordMsg, p: PlannedOrder, ordType: number, tif: number) => {
+    const clOrdNo = client.placeOrder({ instrumentId: inst.instrumentId, ordType, tif, ...p });
+    const d: DemoOrder = {
+      clOrdNo,
+      inst,
+      ...p,
+      answer: "",
+      exchangeOrderId: "",
+      status: 0,
+      fills: [],
+      cumQtyLots: 0,
+      cancelSentNs: 0,
+      cancelDoneNs: 0,
+      cancelReject: "",
+      lat: {},
+    };
+    orders.set(clOrdNo, d);
+    list.push(d);
+    await waitUntil(() => client.trace(clOrdNo)?.answer !== "", o.answerWaitMs ?? 5_000);
+    log(
+      `order ${clOrdNo} (${inst.symbol}, ${p.intent}): ${client.trace(clOrdNo)?.answer || "no answer yet"}`,
+    );
+    return d;
+  };
+
+  const traded: DemoResult["traded"] = [];
+  const skipped: string[] = [];
+  for (const inst of chosen) {
+    let q = quotes?.get(inst.instrumentId);
+    if (q === undefined && o.probe && inst.surface === Surface.Hft) {
+      // No market data: one minimum-size market buy tells the price (simulator only; see DemoOptions.probe).
+      const lots = Math.max(1, Math.ceil(Number(inst.minQty) / Number(inst.qtyStep) - 1e-9));
+      const d = await place(
         inst,
-        ...p,
-        answer: "",
-        exchangeOrderId: "",
-        status: 0,
-        fills: [],
-        cumQtyLots: 0,
-        cancelSentNs: 0,
-        cancelDoneNs: 0,
-        cancelReject: "",
-        lat: {},
-      };
-      orders.set(clOrdNo, d);
-      list.push(d);
-      await waitUntil(() => client.trace(clOrdNo)?.answer !== "", o.answerWaitMs ?? 5_000);
-      log(
-        `order ${clOrdNo} (${inst.symbol}, ${p.intent}): ${client.trace(clOrdNo)?.answer || "no answer yet"}`,
+        { intent: "price probe", side: Side.Buy, priceTicks: 0, qtyLots: lots },
+        OrdType.Market,
+        Tif.IOC,
       );
+      await waitUntil(() => d.fills.length > 0 || isFinal(d), o.fillWaitMs ?? 3_000);
+      const f = d.fills[0];
+      if (f) {
+        const px = f.priceTicks * Number(inst.tickSize);
+        q = { bid: px, ask: px };
+      }
     }
+    if (q) traded.push({ inst, quote: q });
+    else skipped.push(`${inst.symbol} (${inst.venue}): no market price (pass --venue URL)`);
+  }
+  if (traded.length === 0) {
+    throw new DemoError(
+      "no market price for any instrument: pass --venue URL (the venue's base URL) or set HFTGATE_VENUE_URL",
+    );
+  }
+
+  for (const { inst, quote } of traded) {
+    for (const p of planOrders(inst, quote)) await place(inst, p, OrdType.Limit, Tif.GTC);
   }
   const crossingDone = () =>
     list.every((d) => d.intent !== "crosses" || isFinal(d) || d.status === OrderStatus.Unknown);
   await waitUntil(crossingDone, o.fillWaitMs ?? 3_000);
 
   for (const d of list) {
-    if (isFinal(d) || d.answer === "Reject" || client.trace(d.clOrdNo)?.answer !== "Ack") continue;
+    if (isFinal(d) || client.trace(d.clOrdNo)?.answer !== "Ack") continue;
     d.cancelSentNs = monoNs();
     client.cancel(d.clOrdNo);
   }

@@ -23,6 +23,8 @@ export interface DemoTarget {
   /** Where url/token came from, for the report. */
   source: "flags" | "env" | "file";
   venue: VenueUrls | undefined;
+  /** The state file's venue kind ("sim" / "exchange") when the connection came from that file. */
+  venueKind: string | undefined;
 }
 
 export interface TargetInputs {
@@ -111,7 +113,8 @@ export function resolveTarget(i: TargetInputs): DemoTarget {
       venue = { hftBaseUrl: hft ?? one ?? stream!, streamUrl: stream ?? one ?? hft! };
     } else if (one !== undefined) venue = oneVenue(one);
   }
-  return { url, token, source, venue };
+  const kind = file && source === "file" ? file.venue : undefined;
+  return { url, token, source, venue, venueKind: typeof kind === "string" ? kind : undefined };
 }
 
 /** True when every venue URL points at this host (the simulator or a local stub, not the exchange). */

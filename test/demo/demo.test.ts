@@ -113,6 +113,20 @@ describe("demo strategy through gateway + engine + simulator", () => {
   });
 });
 
+describe("demo without market data (embedded simulator, no venue URL)", () => {
+  it("learns the HFT price from one minimum-size market order, trades HFT and skips Spot", async () => {
+    const r = await runDemo({ url: h.url, token: TOKEN, quotes: new Map(), probe: true, fillWaitMs: 4_000 });
+    expect(r.traded.map((t) => t.inst.surface)).toEqual([Surface.Hft]);
+    expect(r.skipped.join()).toMatch(/BTC\/INR.*no market price/);
+    const [probe, ...rest] = r.orders;
+    expect(probe!.intent).toBe("price probe");
+    expect(probe!.fills.length).toBeGreaterThan(0);
+    expect(rest.map((o) => o.intent)).toEqual(["rests", "crosses"]);
+    expect(r.allFinal).toBe(true);
+    expect(formatReport(r)).toContain("at market");
+  }, 20_000);
+});
+
 describe("demo failure paths", () => {
   it("a gateway that is not listening is reported as not reachable", async () => {
     const port = await closedPort();
@@ -177,7 +191,12 @@ describe("connection resolution", () => {
     const e = resolveTarget({ env: { HFTGATE_URL: "ws://127.0.0.1:3", HFTGATE_TOKEN: "t" }, file: file() });
     expect(e).toMatchObject({ url: "ws://127.0.0.1:3", token: "t", source: "env" });
     const f = resolveTarget({ env: {}, file: file() });
-    expect(f).toMatchObject({ url: "ws://127.0.0.1:1/v1/ws", token: "from-file", source: "file" });
+    expect(f).toMatchObject({
+      url: "ws://127.0.0.1:1/v1/ws",
+      token: "from-file",
+      source: "file",
+      venueKind: "sim",
+    });
     expect(f.venue).toBeUndefined();
   });
 
