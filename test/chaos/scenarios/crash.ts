@@ -16,7 +16,15 @@ import { record } from "../harness/results.js";
 import { type Artifact, filesUnder, leaks, mentions } from "../harness/secrets.js";
 import { Strategy } from "../harness/strategy.js";
 import { converge, venueOrders } from "../harness/truth.js";
-import { counterHft, counterSpot, secretHex, sleep, startVenue, until } from "../harness/venue.js";
+import {
+  type ChaosVenue,
+  counterHft,
+  counterSpot,
+  secretHex,
+  sleep,
+  startVenue,
+  until,
+} from "../harness/venue.js";
 import { fillsAddUp } from "./engineLost.js";
 
 function freePort(): Promise<number> {
@@ -38,6 +46,26 @@ async function instrumentIds(s: Strategy): Promise<{ spot: number; hft: number }
   return { spot: spot.instrumentId, hft: hft.instrumentId };
 }
 
+/** The child's configuration file: venue `exchange` at the test's simulator, journal in `dir`. */
+function gatewayConfig(v: ChaosVenue, dir: string, port: number): Record<string, unknown> {
+  return {
+    venue: {
+      kind: "exchange",
+      spotBaseUrl: v.sim.baseUrl,
+      hftBaseUrl: v.sim.baseUrl,
+      streamUrl: v.sim.baseUrl,
+      spotExchanges: ["coinswitchx"],
+    },
+    gateway: { port, token: TOKEN, adminToken: ADMIN_TOKEN, badTokenDelayMs: 50 },
+    journal: { enabled: true, dir: join(dir, "journal"), fsync: "interval", fsyncIntervalMs: 100 },
+    engine: { stateFile: join(dir, "gateway.json") },
+    streams: { pollIntervalMs: 100 },
+    orders: { unknownQueryIntervalMs: 50 },
+    http: { headersTimeoutMs: 500, bodyTimeoutMs: 500 },
+    log: { level: "debug", pretty: "false" },
+  };
+}
+
 /** Fill accounting of the crash run, checked by its own test below (kept apart: a known gap). */
 let missedAfterRestart: string[] | undefined;
 
@@ -48,22 +76,7 @@ export function crashScenario(): void {
       const v = await startVenue();
       const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-kill-"));
       const secret = secretHex(v.keys);
-      const config = (port: number) => ({
-        venue: {
-          kind: "exchange",
-          spotBaseUrl: v.sim.baseUrl,
-          hftBaseUrl: v.sim.baseUrl,
-          streamUrl: v.sim.baseUrl,
-          spotExchanges: ["coinswitchx"],
-        },
-        gateway: { port, token: TOKEN, adminToken: ADMIN_TOKEN, badTokenDelayMs: 50 },
-        journal: { enabled: true, dir: join(dir, "journal"), fsync: "interval", fsyncIntervalMs: 100 },
-        engine: { stateFile: join(dir, "gateway.json") },
-        streams: { pollIntervalMs: 100 },
-        orders: { unknownQueryIntervalMs: 50 },
-        http: { headersTimeoutMs: 500, bodyTimeoutMs: 500 },
-        log: { level: "debug", pretty: "false" },
-      });
+      const config = (port: number) => gatewayConfig(v, dir, port);
       const cfgFile = join(dir, "config.json");
       // A port the OS just handed out, then bound explicitly: a listener first bound with port 0
       // cannot be re-bound on the same port while its connections sit in TIME_WAIT (Linux).
@@ -140,6 +153,68 @@ export function crashScenario(): void {
         expect(mentions(TOKEN, notState)).toEqual([]);
         expect(mentions(ADMIN_TOKEN, notState)).toEqual([]);
         expect(resumeLost).toBe(1); // the new process has no replay ring: the client is told to rebuild
+      } finally {
+        await s?.close();
+        await gp.stop();
+        await v.sim.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
+
+    it("three kills in a row, each right after a burst of creates and cancels: nothing lost or duplicated", async () => {
+      ensureBuilt();
+      const v = await startVenue();
+      const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-kill3-"));
+      const cfgFile = join(dir, "config.json");
+      writeFileSync(cfgFile, JSON.stringify(gatewayConfig(v, dir, await freePort())));
+      const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
+      let s: Strategy | undefined;
+      try {
+        await gp.start();
+        s = await new Strategy(gp.url, TOKEN, "crash-beta", { autoReconnect: true }).connect();
+        const ids = await instrumentIds(s);
+        // Slow answers for part of each burst, so creates and cancels are in flight at every kill.
+        const slow = () => {
+          v.faults.add({ kind: "latency", endpoint: "POST /trade/api/v2/order", ms: 200, count: 3 });
+          v.faults.add({ kind: "latency", endpoint: "POST /v5/order/create", ms: 200, count: 3 });
+          v.faults.add({ kind: "latency", endpoint: "DELETE /trade/api/v2/order", ms: 200, count: 2 });
+          v.faults.add({ kind: "latency", endpoint: "POST /v5/order/cancel", ms: 200, count: 2 });
+        };
+        let price = 0;
+        for (let cycle = 0; cycle < 3; cycle++) {
+          await until(() => s!.client.connected, 8_000, "connected");
+          await sleep(200);
+          slow();
+          const acked = s.placed.filter((n) => s!.told.get(n)!.acks > 0);
+          for (let i = 0; i < 14; i++) {
+            price += 10;
+            if (i % 2 === 0) s.place(ids.spot, "buy", 5_300_000 - price, 100);
+            else s.place(ids.hft, "buy", 320_000 - price, 5);
+            if (i % 4 === 3 && acked.length > 0) s.cancel(acked.shift()!);
+          }
+          await sleep(40 + cycle * 30);
+          await gp.kill();
+          v.faults.extra++;
+          await counterSpot(v, "sell", 5_299_000, 0.0012);
+          await counterHft(v, "Sell", "3190.00", "0.06");
+          await gp.start();
+        }
+        await until(() => s!.client.connected, 8_000, "connected at the end");
+        await sleep(500);
+        const t = await converge(
+          () => s!.views(),
+          () => venueOrders(v.sim, v.keys.apiKey),
+          8_000,
+        );
+        record({
+          scenario: "gateway SIGKILL x3, creates and cancels in flight",
+          orders: s.placed.length,
+          faults: v.faults.fired(),
+          lost: t.lost,
+          duplicated: t.duplicated,
+          mismatched: t.mismatched.length,
+        });
+        expect(t.details).toEqual([]);
       } finally {
         await s?.close();
         await gp.stop();
