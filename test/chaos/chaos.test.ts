@@ -16,6 +16,7 @@ import { lostResponses } from "./scenarios/lostResponses.js";
 import { rateLimitScenarios } from "./scenarios/rateLimits.js";
 import { strategyDropScenario } from "./scenarios/strategyDrop.js";
 import { streamScenarios } from "./scenarios/streams.js";
+import { venuePartitionScenario } from "./scenarios/venuePartition.js";
 
 lostResponses();
 streamScenarios();
@@ -25,6 +26,7 @@ engineLostScenarios();
 engineStreamScenarios();
 engineRateScenarios();
 engineSkewScenarios();
+venuePartitionScenario();
 strategyDropScenario();
 crashScenario();
 badStrategyScenario();
