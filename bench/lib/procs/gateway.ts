@@ -119,6 +119,18 @@ async function main(): Promise<void> {
         profiler = undefined;
         return file;
       },
+      /** The engine's per-stage latency histograms as cumulative {count, sumNs} (the suite takes deltas). */
+      stages() {
+        const out: Record<string, { count: number; sumNs: number }> = {};
+        const re = /^hftgate_stage_latency_seconds_(sum|count)\{stage="([a-z_]+)"\} (\S+)$/gm;
+        for (const m of h.metrics.render().matchAll(re)) {
+          const row = out[m[2]!] ?? { count: 0, sumNs: 0 };
+          if (m[1] === "sum") row.sumNs = Number(m[3]) * 1e9;
+          else row.count = Number(m[3]);
+          out[m[2]!] = row;
+        }
+        return out;
+      },
       info() {
         return {
           engine: "startEngine (real engine and gateway)",
