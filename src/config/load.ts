@@ -41,6 +41,7 @@ export interface Config {
     staleMs: number;
     pollIntervalMs: number;
     holdNewOrdersDuringReconcile: boolean;
+    auditIntervalMs: number;
   };
   orders: { unknownQueryRetries: number; unknownQueryIntervalMs: number; spotExpirySeconds: number };
   journal: { enabled: boolean; dir: string; fsync: "none" | "interval" | "every"; fsyncIntervalMs: number };

@@ -263,8 +263,8 @@ export const KNOBS: readonly Knob[] = [
   {
     path: "limits.cancelWaitMs",
     type: int(0, 60_000),
-    def: 1_000,
-    doc: "how long a cancel may wait for rate-limit room before a CancelReject (Throttled)",
+    def: 2_000,
+    doc: "how long a cancel may wait for rate-limit room before a CancelReject (Throttled); above the HFT window so cancels behind a burst get through",
   },
   {
     path: "risk.maxOpenOrdersPerSession",
@@ -301,6 +301,12 @@ export const KNOBS: readonly Knob[] = [
     type: int(0, 3_600_000),
     def: 0,
     doc: "identical orders within this window are refused (0 = off)",
+  },
+  {
+    path: "streams.auditIntervalMs",
+    type: int(0, 600_000),
+    def: 2_000,
+    doc: "while a push stream is trusted, re-read the open-order lists this often to catch a lost message (0 = off)",
   },
   {
     path: "engine.stateFile",

@@ -14,6 +14,7 @@ import type {
   CancelAllCmd,
   CancelCmd,
   DisconnectReason,
+  EngineMessage,
   GatewayEngine,
   NewOrderCmd,
   OrderUpdateBody,
@@ -101,6 +102,9 @@ interface Pending {
   /** Set when the engine already told the strategy why (throttle, local validation). */
   silent: boolean;
 }
+
+/** Messages kept per owner while it has no session (see toOwner). */
+const OUTBOX_MAX = 10_000;
 
 const NOOP_SINK: SessionSink = {
   send: () => 0,
@@ -195,6 +199,26 @@ export class Engine implements GatewayEngine, OrderListener {
     this.sessionToOwner.set(s.sessionId, k);
     return k;
   }
+  /**
+   * Sends an order's message to its owner's session; while the owner has no session (after a restart,
+   * before it logs on again) the message is kept and delivered at its logon (bounded per owner).
+   */
+  private toOwner<N extends EngineMessage>(o: Order, name: N, body: Body<N>, recvNs = 0): void {
+    const sid = this.sid(o);
+    if (sid !== 0) {
+      this.sink.send(sid, name, body, recvNs);
+      return;
+    }
+    let box = this.outbox.get(o.sessionId);
+    if (box === undefined) {
+      box = [];
+      this.outbox.set(o.sessionId, box);
+    }
+    if (box.length >= OUTBOX_MAX) box.shift();
+    box.push({ name, body: { ...body } as unknown as Body<EngineMessage> });
+  }
+  private readonly outbox = new Map<number, { name: EngineMessage; body: Body<EngineMessage> }[]>();
+
   /** Gateway session id of an order's owner, 0 when that owner has not logged on (since a restart). */
   private sid(o: Order): number {
     return this.ownerToSession.get(o.sessionId) ?? 0;
@@ -211,7 +235,12 @@ export class Engine implements GatewayEngine, OrderListener {
   }
 
   onLogon(session: SessionInfo, _resumed: boolean): void {
-    this.bind(session);
+    const owner = this.bind(session);
+    const box = this.outbox.get(owner);
+    if (box !== undefined) {
+      this.outbox.delete(owner);
+      for (const m of box) this.sink.send(session.sessionId, m.name, m.body);
+    }
     this.sendCredit(session.sessionId, this.book.all()[0]?.surface === "spot" ? "spot.create" : "hft.create");
   }
 
@@ -357,8 +386,8 @@ export class Engine implements GatewayEngine, OrderListener {
     if (p) p.silent = true;
     const sid = this.sid(o);
     const code = r.reason === "CIRCUIT_OPEN" ? "CircuitOpen" : "RateLimited";
-    this.sink.send(
-      sid,
+    this.toOwner(
+      o,
       "Reject",
       rejectBody(o.clientOrderNo, code, `${r.reason.toLowerCase()}: retry in ${r.retryAfterMs} ms`, true),
       p?.recvNs ?? 0,
@@ -501,8 +530,8 @@ export class Engine implements GatewayEngine, OrderListener {
     const p = this.pending.get(o.clientId);
     if (err instanceof RateLimitedError) {
       if (p) p.silent = true;
-      this.sink.send(
-        this.sid(o),
+      this.toOwner(
+        o,
         "Reject",
         rejectBody(o.clientOrderNo, "RateLimited", "exchange answered 429", true),
         p?.recvNs ?? 0,
@@ -527,8 +556,8 @@ export class Engine implements GatewayEngine, OrderListener {
       text = (err as Error)?.message ?? String(err);
     }
     if (p) p.silent = true;
-    this.sink.send(
-      this.sid(o),
+    this.toOwner(
+      o,
       "Reject",
       rejectBody(o.clientOrderNo, code, text.slice(0, 64), code === "VenueUnavailable"),
       p?.recvNs ?? 0,
@@ -565,8 +594,8 @@ export class Engine implements GatewayEngine, OrderListener {
     if (d.kind === "send") this.sendCancel(o);
     else if (d.kind === "reject" && tell) {
       this.m.cancelRejects.inc();
-      this.sink.send(
-        this.sid(o),
+      this.toOwner(
+        o,
         "CancelReject",
         cancelRejectBody(o.clientOrderNo, CANCEL_REASON[d.code], o.exchangeId, d.message),
         recvNs,
@@ -591,8 +620,8 @@ export class Engine implements GatewayEngine, OrderListener {
   private cancelThrottled(o: Order, r: Rejected): void {
     this.store.cancelOutcome(o.clientId, EV.CancelRejected, undefined, `throttled: ${r.reason}`);
     this.m.cancelRejects.inc();
-    this.sink.send(
-      this.sid(o),
+    this.toOwner(
+      o,
       "CancelReject",
       cancelRejectBody(
         o.clientOrderNo,
@@ -685,8 +714,8 @@ export class Engine implements GatewayEngine, OrderListener {
       err instanceof RateLimitedError || err instanceof NetworkError
         ? CancelRejectReason.Throttled
         : CancelRejectReason.VenueRejected;
-    this.sink.send(
-      this.sid(o),
+    this.toOwner(
+      o,
       "CancelReject",
       cancelRejectBody(o.clientOrderNo, reason, o.exchangeId, text.slice(0, 64)),
     );
@@ -774,7 +803,6 @@ export class Engine implements GatewayEngine, OrderListener {
       if (TERMINAL[st]) this.pending.delete(o.clientId);
       return;
     }
-    const sid = this.sid(o);
     const p = this.pending.get(o.clientId);
     if (p !== undefined) {
       if (st === Status.PendingNew) return;
@@ -782,8 +810,8 @@ export class Engine implements GatewayEngine, OrderListener {
         if (!p.unknownSent) {
           p.unknownSent = true;
           this.m.outcomes.unknown.inc();
-          this.sink.send(
-            sid,
+          this.toOwner(
+            o,
             "OutcomeUnknown",
             unknownBody(o, UnknownOp.NewOrder, "create outcome unknown; resolving by client id"),
             p.recvNs,
@@ -795,8 +823,8 @@ export class Engine implements GatewayEngine, OrderListener {
       if (st === Status.Rejected && o.exchangeId === "") {
         if (!p.silent) {
           this.m.outcomes.rejected_venue.inc();
-          this.sink.send(
-            sid,
+          this.toOwner(
+            o,
             "Reject",
             rejectBody(o.clientOrderNo, "VenueRejected", o.rejectReason.slice(0, 64) || undefined),
             p.recvNs,
@@ -805,13 +833,13 @@ export class Engine implements GatewayEngine, OrderListener {
         return;
       }
       this.m.outcomes.acked.inc();
-      this.sink.send(sid, "Ack", ackBody(o), p.recvNs);
+      this.toOwner(o, "Ack", ackBody(o), p.recvNs);
       if (p.recvNs > 0) this.m.ackToStrategy.record(monoNs() - p.recvNs);
       if (st === Status.New) return;
     } else if (WIRE_STATUS[prev] === WIRE_STATUS[st]) {
       return; // CancellationRaised after PendingCancel: nothing new for the strategy
     }
-    this.sink.send(sid, "OrderUpdate", updateBody(o, this.book.byId(o.instrumentId), 0, 0, this.updScratch));
+    this.toOwner(o, "OrderUpdate", updateBody(o, this.book.byId(o.instrumentId), 0, 0, this.updScratch));
     if (this.venueEventNs > 0) this.venueEventSent = true;
     else if (this.tapNs > 0) {
       this.m.streamToStrategy.record(storeNs() - this.tapNs);
@@ -823,11 +851,7 @@ export class Engine implements GatewayEngine, OrderListener {
     this.risk.onFill(o.clientId, f.lots);
     if (this.replaying) return;
     const e = this.book.byId(o.instrumentId);
-    this.sink.send(
-      this.sid(o),
-      "Fill",
-      fillBody(o, e?.inst.quote ?? "", f.execId, f.pxTicks, f.lots, f.fee, 0),
-    );
+    this.toOwner(o, "Fill", fillBody(o, e?.inst.quote ?? "", f.execId, f.pxTicks, f.lots, f.fee, 0));
     if (this.venueEventNs > 0) this.venueEventSent = true;
     else if (this.tapNs > 0) {
       this.m.streamToStrategy.record(storeNs() - this.tapNs);

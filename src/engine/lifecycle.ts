@@ -124,6 +124,10 @@ async function boot(
   log: Logger,
   cleanups: (() => Promise<void> | void)[],
 ): Promise<EngineHandle> {
+  if (config.gateway.token !== null && config.gateway.token === config.gateway.adminToken) {
+    // Equal tokens would make every user session privileged (kill switch, trading state).
+    throw new StartupError("gateway.adminToken must differ from gateway.token");
+  }
   // 1. keys and venue
   let keys: KeyPair;
   let sim: SimHandle | undefined;
@@ -274,6 +278,7 @@ async function boot(
     pollIntervalMs: config.streams.pollIntervalMs,
     resolveIntervalMs: config.orders.unknownQueryIntervalMs,
     maxQueries: config.orders.unknownQueryRetries,
+    auditIntervalMs: config.streams.auditIntervalMs,
   });
   engine.setResolver((o: Order) => sync.resolveSoon(o));
   cleanups.push(() => sync.stop());
@@ -340,7 +345,8 @@ async function boot(
 
   // 9. the command API
   const token = config.gateway.token ?? randomBytes(16).toString("hex");
-  const adminToken = config.gateway.adminToken ?? randomBytes(16).toString("hex");
+  let adminToken = config.gateway.adminToken ?? randomBytes(16).toString("hex");
+  while (adminToken === token) adminToken = randomBytes(16).toString("hex");
   registerSecret(token);
   registerSecret(adminToken);
   const started = Date.now();

@@ -53,6 +53,11 @@ export interface SyncOptions {
   pollIntervalMs: number;
   resolveIntervalMs: number;
   maxQueries: number;
+  /**
+   * While a push feed is trusted, re-read the open lists this often (0 = never): a pushed record lost
+   * with the connection still up carries no sequence gap to reveal it.
+   */
+  auditIntervalMs?: number;
   /** Targeted queries per poll round for orders missing from the open lists. */
   maxTargetedPerRound?: number;
 }
@@ -114,7 +119,7 @@ export class VenueSync implements VenueFeed {
     this.soonTimer = undefined;
   }
 
-  /** A push feed is connected and reconciled: the live-order poll stands down (resolution continues). */
+  /** A push feed covers live orders: polling drops to the audit interval (resolution continues). */
   setPushFeedUp(up: boolean): void {
     this.pushFeedUp = up;
   }
@@ -142,7 +147,8 @@ export class VenueSync implements VenueFeed {
       this.lastResolveMs = now;
       void this.resolveRound();
     }
-    if (!this.pushFeedUp && now - this.lastPollMs >= this.o.pollIntervalMs) {
+    const every = this.pushFeedUp ? (this.o.auditIntervalMs ?? 0) : this.o.pollIntervalMs;
+    if (every > 0 && now - this.lastPollMs >= every) {
       this.lastPollMs = now;
       void this.poll();
     }
