@@ -103,7 +103,12 @@ describe("restart from the journal", () => {
       expect(sim.counters.ordersCreated("hft")).toBe(createdBefore + 1); // only the other account's order
       // The strategy reconnects under the same name and sees its orders.
       const c2 = new GatewayClient({ url: h2.url, token: h2.token, sessionName: "survivor" });
+      // The fill that happened while the gateway was down is pushed at logon, not only on Query.
+      const missedFill = next(c2, "fill", (f) => f.qtyLots === 4);
+      const missedUpdate = next(c2, "update", (u) => u.status === OrderStatus.PartiallyFilled);
       await c2.connect();
+      await missedFill;
+      expect((await missedUpdate).cumQtyLots).toBe(4);
       const live = await c2.query();
       const byId = new Map(live.map((u) => [u.exchangeOrderId, u]));
       expect(byId.get(resting.exchangeOrderId)?.status).toBe(OrderStatus.PartiallyFilled);
