@@ -17,6 +17,8 @@ export interface GatewayStateFile {
   token: string;
   adminToken: string;
   venue: string;
+  /** The venue's REST base URL (the embedded simulator's, or the Spot host): market data for the demo. */
+  venueUrl: string;
   pid: number;
   startedAt: string;
 }
@@ -28,6 +30,7 @@ export function writeStateFile(path: string, h: EngineHandle): void {
     token: h.token,
     adminToken: h.adminToken,
     venue: h.venue,
+    venueUrl: h.venueUrl,
     pid: process.pid,
     startedAt: new Date().toISOString(),
   };

@@ -103,6 +103,9 @@ interface Pending {
   silent: boolean;
 }
 
+/** Query tokens that must be free before an HFT limit order is checked right after its ack. */
+const EAGER_QUERY_CREDIT = 25;
+
 /** Messages kept per owner while it has no session (see toOwner). */
 const OUTBOX_MAX = 10_000;
 
@@ -472,6 +475,16 @@ export class Engine implements GatewayEngine, OrderListener {
         return;
       }
       this.store.ackCreate(o.clientId, id);
+      // HFT has no push stream yet: an order that may have traded at once is asked about now rather
+      // than at the next poll, when the query budget has room (IOC/FOK/market always do).
+      if (
+        !TERMINAL[o.status] &&
+        (o.tif !== "GTC" ||
+          o.type === "market" ||
+          (this.limiter?.credit("hft.query") ?? 50) >= EAGER_QUERY_CREDIT)
+      ) {
+        this.resolveSoon(o);
+      }
       return;
     }
     const rec = res as SpotOrderRecord;

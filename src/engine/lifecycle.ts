@@ -83,6 +83,8 @@ export interface EngineHandle {
   /** True when the token was generated at start (print it; it is not in the config). */
   readonly tokenGenerated: boolean;
   readonly venue: "sim" | "exchange";
+  /** Spot REST base URL in use (the embedded simulator's URL for venue `sim`). */
+  readonly venueUrl: string;
   readonly replay: ReplaySummary | undefined;
   /** Reconciled and the venue answered recently. */
   ready(): boolean;
@@ -481,6 +483,7 @@ async function boot(
     adminToken,
     tokenGenerated: config.gateway.token === null,
     venue: config.venue.kind,
+    venueUrl: spotBase,
     replay,
     ready: isReady,
     stop,

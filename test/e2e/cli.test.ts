@@ -46,7 +46,15 @@ describe.skipIf(!existsSync(CLI))("hftgate start (built CLI, child process)", ()
     expect(out).toMatch(/command API {2}ws:\/\/127\.0\.0\.1:\d+\/v1\/ws/);
     expect(out).toMatch(/venue {8}embedded simulator/);
     expect(out).toContain("npm run demo");
-    const st = JSON.parse(readFileSync(stateFile, "utf8")) as { url: string; httpUrl: string; token: string };
+    const st = JSON.parse(readFileSync(stateFile, "utf8")) as {
+      url: string;
+      httpUrl: string;
+      token: string;
+      venue: string;
+      venueUrl: string;
+    };
+    expect(st.venue).toBe("sim");
+    expect(st.venueUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(statSync(stateFile).mode & 0o777).toBe(0o600);
     expect(out).toContain(st.token);
     expect((await fetch(`${st.httpUrl}/health`)).status).toBe(200);
