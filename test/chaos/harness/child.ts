@@ -7,7 +7,10 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dirname, "..", "..", "..");
-export const CLI = join(ROOT, "dist", "src", "cli.js");
+/** The build CI runs (`npm test` compiles first). */
+export const DIST_CLI = join(ROOT, "dist", "src", "cli.js");
+/** A private build for a working tree whose dist is stale: never rewrites the shared dist under other tests. */
+const PRIVATE_OUT = join(ROOT, "node_modules", ".cache", "hftgate-chaos-dist");
 
 function newestMtime(dir: string): number {
   let m = 0;
@@ -19,12 +22,25 @@ function newestMtime(dir: string): number {
   return m;
 }
 
-/** Compiles dist when it is missing or older than any source (type errors elsewhere do not stop emit). */
-export function ensureBuilt(): void {
-  if (existsSync(CLI) && statSync(CLI).mtimeMs >= newestMtime(join(ROOT, "src"))) return;
-  spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", ROOT], {
-    stdio: "ignore",
-  });
+let cli: string | undefined;
+
+/**
+ * The compiled CLI to run: `dist/src/cli.js` when it is newer than every source file (CI), else a
+ * private build of the current sources (type errors elsewhere do not stop tsc from emitting).
+ */
+export function ensureBuilt(): string {
+  if (cli !== undefined) return cli;
+  const newest = newestMtime(join(ROOT, "src"));
+  if (existsSync(DIST_CLI) && statSync(DIST_CLI).mtimeMs >= newest) return (cli = DIST_CLI);
+  const out = join(PRIVATE_OUT, "src", "cli.js");
+  if (existsSync(out) && statSync(out).mtimeMs >= newest) return (cli = out);
+  spawnSync(
+    process.execPath,
+    [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", ROOT, "--outDir", PRIVATE_OUT],
+    { stdio: "ignore" },
+  );
+  if (!existsSync(out)) throw new Error("could not compile the gateway for the crash scenario");
+  return (cli = out);
 }
 
 export class GatewayProcess {
@@ -43,7 +59,7 @@ export class GatewayProcess {
   /** Starts the process and resolves once it printed its command API address. */
   start(timeoutMs = 15_000): Promise<void> {
     this.runs++;
-    const child = spawn(process.execPath, [CLI, "start", "--config", this.configFile], {
+    const child = spawn(process.execPath, [ensureBuilt(), "start", "--config", this.configFile], {
       cwd: ROOT,
       env: { ...this.env, PATH: process.env.PATH ?? "" },
       stdio: ["ignore", "pipe", "pipe"],
