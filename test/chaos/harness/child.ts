@@ -29,18 +29,22 @@ let cli: string | undefined;
  * private build of the current sources (type errors elsewhere do not stop tsc from emitting).
  */
 export function ensureBuilt(): string {
-  if (cli !== undefined) return cli;
+  cli ??= pickCli();
+  return cli;
+}
+
+function pickCli(): string {
   const newest = newestMtime(join(ROOT, "src"));
-  if (existsSync(DIST_CLI) && statSync(DIST_CLI).mtimeMs >= newest) return (cli = DIST_CLI);
+  if (existsSync(DIST_CLI) && statSync(DIST_CLI).mtimeMs >= newest) return DIST_CLI;
   const out = join(PRIVATE_OUT, "src", "cli.js");
-  if (existsSync(out) && statSync(out).mtimeMs >= newest) return (cli = out);
+  if (existsSync(out) && statSync(out).mtimeMs >= newest) return out;
   spawnSync(
     process.execPath,
     [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", ROOT, "--outDir", PRIVATE_OUT],
     { stdio: "ignore" },
   );
   if (!existsSync(out)) throw new Error("could not compile the gateway for the crash scenario");
-  return (cli = out);
+  return out;
 }
 
 export class GatewayProcess {
