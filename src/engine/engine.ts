@@ -60,6 +60,7 @@ import type { InstrumentBook, InstrumentEntry } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import {
   ackBody,
+  balanceBody,
   CANCEL_REASON,
   cancelRejectBody,
   fillBody,
@@ -239,6 +240,7 @@ export class Engine implements GatewayEngine, OrderListener {
 
   onLogon(session: SessionInfo, _resumed: boolean): void {
     const owner = this.bind(session);
+    for (const b of this.balances.values()) this.sink.send(session.sessionId, "BalanceUpdate", b.body);
     const box = this.outbox.get(owner);
     if (box !== undefined) {
       this.outbox.delete(owner);
@@ -905,6 +907,19 @@ export class Engine implements GatewayEngine, OrderListener {
   broadcastCredit(cls: LimitClass): void {
     for (const s of this.sink.sessions()) this.sendCredit(s.sessionId, cls);
   }
+
+  /** Latest Spot balances (account-wide); sent to every session on change and to each at logon. */
+  onBalances(rows: readonly { currency: string; available: string; blocked: string }[]): void {
+    for (const r of rows) {
+      const key = `${r.available}|${r.blocked}`;
+      if (this.balances.get(r.currency)?.key === key) continue;
+      const body = balanceBody(r.currency, r.available, r.blocked);
+      if (body === undefined) continue;
+      this.balances.set(r.currency, { key, body });
+      this.sink.broadcast("BalanceUpdate", body);
+    }
+  }
+  private readonly balances = new Map<string, { key: string; body: Body<"BalanceUpdate"> }>();
 
   /** Orders whose first answer is still owed (for tests and health). */
   get unanswered(): number {

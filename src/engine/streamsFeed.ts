@@ -59,7 +59,10 @@ export class StreamsFeed implements VenueFeed {
           if (reconnect) ctx.metrics.reconnects.inc();
           ctx.log.info({ stream: name, reconnect }, "venue stream up");
         },
-        onStreamDown: (name, reason) => ctx.log.warn({ stream: name, reason }, "venue stream down"),
+        onStreamDown: (name, reason) => {
+          if (this.stopping) ctx.log.info({ stream: name, reason }, "venue stream closed");
+          else ctx.log.warn({ stream: name, reason }, "venue stream down");
+        },
         onSpotTrusted: (trusted) => (trusted ? risk.streamUp() : risk.streamDown()),
         onReconcileDone: (rep) => {
           if (!rep.complete || rep.escalated.length > 0 || rep.missing.length > 0) {
@@ -75,6 +78,7 @@ export class StreamsFeed implements VenueFeed {
           }
         },
       },
+      onBalance: (book) => engine.onBalances(book.all()),
       tap: (kind, source, clientId, raw) => {
         engine.noteVenueEvent(monoNs());
         journal?.event({
@@ -91,7 +95,9 @@ export class StreamsFeed implements VenueFeed {
   async start(): Promise<void> {
     await this.sync.start();
   }
+  private stopping = false;
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.sync.stop();
   }
   async reconcile(): Promise<void> {

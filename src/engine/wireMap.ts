@@ -20,6 +20,7 @@ import {
 } from "../protocol/schema.js";
 import type { RiskRejectCode } from "../risk/codes.js";
 import { RISK_REJECTS } from "../risk/codes.js";
+import { tryParseDec } from "../util/decimal.js";
 import type { InstrumentEntry } from "./instruments.js";
 
 /** Store status → protocol OrderStatus. CancellationRaised is a pending cancel to a strategy. */
@@ -218,4 +219,33 @@ export function fillBody(
   FILL.feeAsset = asset;
   FILL.exchangeTimeMs = Math.max(exchangeTimeMs, 0);
   return FILL;
+}
+
+/**
+ * A balance as (free, locked) mantissas over one shared exponent; at most 8 decimals (rounded down
+ * beyond), fewer if a mantissa would pass 2^53. undefined when the text is not a decimal.
+ */
+export function balanceBody(asset: string, free: string, locked: string): Body<"BalanceUpdate"> | undefined {
+  const a = tryParseDec(free);
+  const b = tryParseDec(locked);
+  if (a === undefined || b === undefined) return undefined;
+  let scale = Math.min(8, Math.max(a.s, b.s, 0));
+  for (; scale >= 0; scale--) {
+    const ma = rescale(a.m, a.s, scale);
+    const mb = rescale(b.m, b.s, scale);
+    const lim = BigInt(Number.MAX_SAFE_INTEGER);
+    if (ma <= lim && ma >= -lim && mb <= lim && mb >= -lim) {
+      return {
+        asset: asset.slice(0, 12),
+        freeMantissa: Number(ma),
+        lockedMantissa: Number(mb),
+        exponent: -scale,
+      };
+    }
+  }
+  return undefined;
+}
+
+function rescale(m: bigint, from: number, to: number): bigint {
+  return to >= from ? m * 10n ** BigInt(to - from) : m / 10n ** BigInt(from - to);
 }

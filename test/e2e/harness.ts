@@ -87,6 +87,7 @@ type Events = {
   unknown: Body<"OutcomeUnknown">;
   tradingState: Body<"TradingState">;
   credit: Body<"Credit">;
+  balance: Body<"BalanceUpdate">;
 };
 
 /** Resolves with the first `event` body matching `pred`; rejects after `ms`. */

@@ -15,6 +15,8 @@ describe("order lifecycle through the whole chain", () => {
   it("Spot: ack with exchange id, fills from a crossing order, cancel, final state equals the venue's", async () => {
     const a = await t.client("spot-a");
     const b = await t.client("spot-b");
+    // Spot balances (account-wide, from the balance stream) reach every session when they change.
+    const inrBalance = next(a, "balance", (x) => x.asset === "INR");
     const inst = t.inst("coinswitchx", "BTC/INR");
     const ackA = next(a, "ack");
     const noA = a.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 5_000_000, qtyLots: 100 });
@@ -46,6 +48,7 @@ describe("order lifecycle through the whole chain", () => {
     expect(feed.sync.orderStream?.up).toBe(true);
     expect(feed.sync.feed.stats.applied).toBeGreaterThan(0);
     expect(t.h.metrics.streamToStrategy.count).toBeGreaterThan(0);
+    expect((await inrBalance).freeMantissa).toBeGreaterThan(0);
 
     const rec = await t.h.rest.client.getSpotOrder({ orderId: ack.exchangeOrderId });
     expect(rec.status).toBe("CANCELLED");

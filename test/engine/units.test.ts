@@ -9,7 +9,7 @@ import {
   spotInstruments,
 } from "../../src/engine/instruments.js";
 import { parseOrderTag } from "../../src/engine/recovery.js";
-import { CANCEL_REASON, fillBody, RISK_TO_CODE, WIRE_STATUS } from "../../src/engine/wireMap.js";
+import { balanceBody, CANCEL_REASON, fillBody, RISK_TO_CODE, WIRE_STATUS } from "../../src/engine/wireMap.js";
 import { STATUS_COUNT } from "../../src/orders/index.js";
 import { CancelRejectReason, CODES, OrderStatus } from "../../src/protocol/schema.js";
 import { RISK_REJECTS } from "../../src/risk/codes.js";
@@ -125,5 +125,26 @@ describe("health and metrics replies", () => {
     expect(b.status).toBe(200);
     expect(JSON.parse(b.body).status).toBe("ok");
     expect(metricsReply("x 1\n").contentType).toMatch(/^text\/plain/);
+  });
+});
+
+describe("balance bodies", () => {
+  it("share one exponent, at most 8 decimals, safe mantissas", () => {
+    expect(balanceBody("INR", "10000000", "2500.5")).toEqual({
+      asset: "INR",
+      freeMantissa: 100_000_000,
+      lockedMantissa: 25_005,
+      exponent: -1,
+    });
+    expect(balanceBody("BTC", "0.123456789012", "0")).toEqual({
+      asset: "BTC",
+      freeMantissa: 12_345_678,
+      lockedMantissa: 0,
+      exponent: -8,
+    });
+    const big = balanceBody("X", "123456789012345.12345678", "1");
+    expect(Number.isSafeInteger(big!.freeMantissa)).toBe(true);
+    expect(big!.freeMantissa * 10 ** big!.exponent).toBeCloseTo(123456789012345.12, 0);
+    expect(balanceBody("X", "abc", "1")).toBeUndefined();
   });
 });
