@@ -367,6 +367,18 @@ export class Engine implements GatewayEngine, OrderListener {
     }
   }
 
+  /** Counts an order rebuilt from the journal in the risk gate's open-order ledger. */
+  riskOpen(o: Order): void {
+    this.risk.onOpen(o.clientId, {
+      sessionId: o.sessionId,
+      instrumentId: o.instrumentId,
+      side: o.side,
+      type: o.type,
+      priceTicks: o.priceTicks,
+      qtyLots: o.qtyLots,
+    });
+  }
+
   /** Same-id resend of a create (resolution found no order at the venue). */
   resendCreate(o: Order): void {
     const e = this.book.byId(o.instrumentId);

@@ -13,7 +13,7 @@ import type { Surface } from "../domain/types.js";
 import { Gateway } from "../gateway/gateway.js";
 import { Journal } from "../journal/writer.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../limits/index.js";
-import { type Order, TERMINAL } from "../orders/index.js";
+import { lotsOf, type Order, TERMINAL } from "../orders/index.js";
 import { createRestStack, type RestStack } from "../rest/stack.js";
 import type { RiskConfig } from "../risk/config.js";
 import { RiskGate } from "../risk/riskGate.js";
@@ -319,6 +319,8 @@ async function boot(
     await f.start();
   }
   engine.setReadyGate(() => feeds.every((f) => f.ready));
+  // After replay and reconciliation: the venue's snapshot replaces what their fills added up to.
+  if (surfaces.includes("hft")) await loadPositions(rest, instruments, risk, config.venue.hftCategory, log);
   for (const f of feeds) {
     if (!(f instanceof StreamsFeed)) continue;
     const st = f.sync.feed.stats;
@@ -488,6 +490,30 @@ async function boot(
     ready: isReady,
     stop,
   };
+}
+
+/** HFT positions at start, so the risk gate's position limits and reducing state see the account. */
+async function loadPositions(
+  rest: RestStack,
+  book: InstrumentBook,
+  risk: RiskGate,
+  category: string,
+  log: Logger,
+): Promise<void> {
+  try {
+    const res = await rest.client.positions({ category });
+    const net = new Map<number, number>();
+    for (const p of res.list ?? []) {
+      const e = book.find("hft", category, p.symbol);
+      if (e === undefined || !p.size) continue;
+      const lots = lotsOf(p.size, e.grid) * (p.side === "Sell" ? -1 : 1);
+      net.set(e.inst.id, (net.get(e.inst.id) ?? 0) + lots);
+    }
+    for (const [id, lots] of net) risk.setPosition(id, lots);
+    if (net.size > 0) log.info({ instruments: net.size }, "HFT positions loaded into the risk gate");
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, "could not load HFT positions; risk starts flat");
+  }
 }
 
 function registerGauges(

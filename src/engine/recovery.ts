@@ -82,7 +82,7 @@ export function replayInto(
           return;
         }
         try {
-          store.create(
+          const created = store.create(
             {
               sessionId: engine.ownerOf(r.session),
               clientOrderNo: tag.no,
@@ -99,6 +99,7 @@ export function replayInto(
             monoNs(),
             id,
           );
+          engine.riskOpen(created);
         } catch {
           skipped++;
         }

@@ -95,6 +95,10 @@ describe("restart from the journal", () => {
       expect(restored).toBeDefined();
       expect(restored.filledLots).toBe(4);
       expect(restored.status).toBe(3); // PartiallyFilled
+      // Risk sees the venue's position once (snapshot after reconciliation) and both live orders.
+      const exp = h2.risk.exposure(restored.instrumentId)!;
+      expect(exp.position).toBe(4);
+      expect(exp.openOrders).toBe(2);
       const flight = h2.engine.store.byClientId(inFlightId)!;
       expect(flight.exchangeId).not.toBe("");
       expect(flight.status).toBe(2); // New: found by client id, not re-sent
