@@ -15,10 +15,10 @@ import { sleep, startVenue, until } from "../harness/venue.js";
 const HFT_CREATE = "POST /v5/order/create";
 const HFT_CANCEL = "POST /v5/order/cancel";
 
-/** The HFT order bucket scaled down so a 40-order burst saturates it: 16 creates + 4 cancel-only per 400 ms. */
+/** The HFT order bucket scaled down so a 40-order burst saturates it: 16 creates + 4 cancel-only per second. */
 const TABLE = {
   ...DEFAULT_LIMIT_TABLE,
-  buckets: { ...DEFAULT_LIMIT_TABLE.buckets, "hft.order": { capacity: 20, windowMs: 400, cancelReserve: 4 } },
+  buckets: { ...DEFAULT_LIMIT_TABLE.buckets, "hft.order": { capacity: 20, windowMs: 1_000, cancelReserve: 4 } },
 };
 
 export function rateLimitScenarios(): void {
@@ -29,8 +29,8 @@ export function rateLimitScenarios(): void {
         sim: v.sim,
         keys: v.keys,
         limiter: { table: TABLE, marginMs: 20, circuit: { baseMs: 300, maxMs: 2_000, jitter: 0 } },
-        createWaitMs: 1_500,
-        cancelWaitMs: 1_500,
+        createWaitMs: 3_000,
+        cancelWaitMs: 3_000,
       });
       try {
         // Phase 1: 40 creates at once: 16 leave now, 24 queue behind the window.
