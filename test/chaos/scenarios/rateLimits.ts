@@ -18,7 +18,10 @@ const HFT_CANCEL = "POST /v5/order/cancel";
 /** The HFT order bucket scaled down so a 40-order burst saturates it: 16 creates + 4 cancel-only per second. */
 const TABLE = {
   ...DEFAULT_LIMIT_TABLE,
-  buckets: { ...DEFAULT_LIMIT_TABLE.buckets, "hft.order": { capacity: 20, windowMs: 1_000, cancelReserve: 4 } },
+  buckets: {
+    ...DEFAULT_LIMIT_TABLE.buckets,
+    "hft.order": { capacity: 20, windowMs: 1_000, cancelReserve: 4 },
+  },
 };
 
 export function rateLimitScenarios(): void {
