@@ -4,9 +4,9 @@
  * the kill switch behind its own token, secrets absent from everything written, and TLS certificate
  * checks never disabled outside the simulator.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
-import { networkInterfaces } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
@@ -269,6 +269,28 @@ describe("secrets", () => {
     expect(leaks(secret, artifacts)).toEqual([]);
     // A truncated/padded variant is what an error would echo; it must not appear either.
     expect(leaks(secret.slice(0, 63) + "0", [{ name: "errors", data: errors.join("\n") }])).toEqual([]);
+  });
+});
+
+describe("secrets in configuration errors", () => {
+  it("a config file that does not parse (secret written without quotes) is reported without any of the secret", () => {
+    const secret = "ab12".repeat(16); // starts with a letter: JSON.parse then quotes the text around it
+    const dir = mkdtempSync(join(tmpdir(), "hftgate-sec-cfg-"));
+    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "config.json");
+    // A plausible slip: the hex key without quotes. JSON.parse's message quotes the text around the error.
+    writeFileSync(file, `{"keys": {"secretKey": ${secret}}}`);
+    let msg = "";
+    try {
+      loadConfig({ file, env: {} });
+    } catch (e) {
+      msg = `${String(e)}\n${(e as Error).stack ?? ""}`;
+    }
+    expect(msg).toMatch(/config/i);
+    // No run of 8 or more characters of the key may appear (a partial key is still a leak).
+    const pieces = new Set<string>();
+    for (let i = 0; i + 8 <= secret.length; i++) pieces.add(secret.slice(i, i + 8));
+    expect([...pieces].filter((p) => msg.toLowerCase().includes(p))).toEqual([]);
   });
 });
 
