@@ -95,13 +95,19 @@ export class Strategy {
     return this;
   }
 
-  /** A limit GTC order; `side` buy/sell, price and quantity in ticks and lots. */
-  place(instrumentId: number, side: "buy" | "sell", priceTicks: number, qtyLots: number): number {
+  /** A limit order (GTC unless `tif` says IOC/FOK), or a market order when `priceTicks` is 0. */
+  place(
+    instrumentId: number,
+    side: "buy" | "sell",
+    priceTicks: number,
+    qtyLots: number,
+    tif: "GTC" | "IOC" | "FOK" = "GTC",
+  ): number {
     const n = this.client.placeOrder({
       instrumentId,
       side: side === "buy" ? Side.Buy : Side.Sell,
-      ordType: OrdType.Limit,
-      tif: Tif.GTC,
+      ordType: priceTicks === 0 ? OrdType.Market : OrdType.Limit,
+      tif: Tif[tif],
       priceTicks,
       qtyLots,
     });

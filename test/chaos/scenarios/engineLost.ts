@@ -146,6 +146,41 @@ export function engineLostScenarios(): void {
       }
     }, 30_000);
 
+    it("HFT IOC, FOK and market orders against resting liquidity with lost answers: fills from executions", async () => {
+      const v = await startVenue();
+      const rig = await startEngineRig(v);
+      try {
+        const s = await rig.strategy("alpha");
+        const hftId = rig.inst("hft", "ETHUSDT");
+        // Resting asks of the counterparty: 0.05 at each of 3200.00 .. 3201.90 (20 levels).
+        for (let i = 0; i < 20; i++) await counterHft(v, "Sell", (3200 + i * 0.1).toFixed(2), "0.05");
+        v.faults.add({ kind: "reset", endpoint: HFT_CREATE, probability: 0.4, count: 4 });
+        v.faults.add({ kind: "error5xx", endpoint: HFT_CREATE, probability: 0.4, count: 4 });
+        v.faults.add({ kind: "timeout", endpoint: HFT_CREATE, probability: 0.4, count: 2 });
+        for (let i = 0; i < 8; i++) s.place(hftId, "buy", 320_000 + i * 5, 4, "IOC"); // partial fills, rest cancelled
+        for (let i = 0; i < 4; i++) s.place(hftId, "buy", 320_100, 200, "FOK"); // too big: nothing fills
+        for (let i = 0; i < 4; i++) s.place(hftId, "buy", 0, 3); // market
+        await until(() => s.unanswered().length === 0, 5_000, "answers");
+        await sleep(500);
+        const t = await engineTruth(v, [s]);
+        record({
+          scenario: "engine: HFT IOC/FOK/market with lost answers",
+          orders: s.placed.length,
+          faults: v.faults.fired(),
+          lost: t.lost,
+          duplicated: t.duplicated,
+          mismatched: t.mismatched.length,
+        });
+        expect(t.details).toEqual([]);
+        expect(await fillsAddUp(s)).toEqual([]);
+        const filled = venueOrders(v.sim, v.keys.apiKey).reduce((a, o) => a + o.filledLots, 0);
+        expect(filled).toBeGreaterThan(0);
+      } finally {
+        await rig.close();
+        await v.sim.stop();
+      }
+    }, 30_000);
+
     it("Spot orders expiring (EXPIRATION_RAISED → EXPIRED) while their cancels are lost", async () => {
       const v = await startVenue();
       const rig = await startEngineRig(v, { "orders.spotExpirySeconds": 2 });
