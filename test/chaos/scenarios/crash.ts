@@ -5,6 +5,7 @@
  * is down); the strategy reconnects by itself and learns what it missed; nothing is duplicated at the
  * venue. Afterwards everything the run wrote is scanned for the secret key.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -175,6 +176,20 @@ export function crashScenario(): void {
         expect(mentions(TOKEN, notState)).toEqual([]);
         expect(mentions(ADMIN_TOKEN, notState)).toEqual([]);
         expect(resumeLost).toBe(1); // the new process has no replay ring: the client is told to rebuild
+        // The incident tool reads both runs' journals: an order's history spans the kill.
+        const someOrder = venueOrders(v.sim, v.keys.apiKey)[0]!;
+        const rep = spawnSync(
+          process.execPath,
+          [ensureBuilt(), "replay", join(dir, "journal"), "--order", someOrder.clientId],
+          {
+            encoding: "utf8",
+          },
+        );
+        expect(rep.status).toBe(0);
+        expect(rep.stdout).toContain(someOrder.clientId);
+        expect(rep.stdout).toMatch(/command\s+new/);
+        expect(rep.stdout).toMatch(/request\s+create/);
+        expect(leaks(secret, [{ name: "replay output", data: rep.stdout + rep.stderr }])).toEqual([]);
       } finally {
         await s?.close();
         await gp.stop();

@@ -4,6 +4,7 @@
  * Reject for an order that exists at the venue, every fill once, fills summing to the filled qty.
  */
 import { describe, expect, it } from "vitest";
+import { TradingStateValue } from "../../../src/protocol/schema.js";
 import { startEngineRig } from "../harness/engineRig.js";
 import { record } from "../harness/results.js";
 import type { Strategy } from "../harness/strategy.js";
@@ -48,6 +49,8 @@ export function engineLostScenarios(): void {
       const rig = await startEngineRig(v);
       try {
         const s = await rig.strategy("alpha");
+        const states: number[] = [];
+        s.client.on("tradingState", (b) => states.push(b.state));
         const spotId = rig.inst("spot", "BTC/INR");
         const hftId = rig.inst("hft", "ETHUSDT");
         for (const ep of [SPOT_CREATE, HFT_CREATE]) {
@@ -93,6 +96,10 @@ export function engineLostScenarios(): void {
         });
         expect(t.details).toEqual([]);
         expect(t.venueOrders).toBe(2 * N);
+        // Documented trigger: 5 unknown outcomes within 60 s move trading to reducing, and sessions are told.
+        expect(unknowns).toBeGreaterThanOrEqual(5);
+        expect(rig.h.risk.state).toBe("reducing");
+        expect(states).toContain(TradingStateValue.Reducing);
         // Ambiguity is never reported as a rejection.
         expect([...s.told.values()].filter((x) => x.rejects.length > 0)).toEqual([]);
         expect(await fillsAddUp(s)).toEqual([]);
