@@ -43,7 +43,12 @@ export interface Config {
     holdNewOrdersDuringReconcile: boolean;
     auditIntervalMs: number;
   };
-  orders: { unknownQueryRetries: number; unknownQueryIntervalMs: number; spotExpirySeconds: number };
+  orders: {
+    unknownQueryRetries: number;
+    unknownQueryIntervalMs: number;
+    spotExpirySeconds: number;
+    hftQueryAfterAck: boolean;
+  };
   journal: { enabled: boolean; dir: string; fsync: "none" | "interval" | "every"; fsyncIntervalMs: number };
   shutdown: { cancelLiveOrders: boolean; timeoutMs: number };
   log: { level: string; pretty: "auto" | "true" | "false" };

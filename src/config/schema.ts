@@ -303,6 +303,12 @@ export const KNOBS: readonly Knob[] = [
     doc: "identical orders within this window are refused (0 = off)",
   },
   {
+    path: "orders.hftQueryAfterAck",
+    type: bool,
+    def: true,
+    doc: "query an HFT order right after its ack (IOC/FOK/market always, limits while query credit allows) so fills arrive before the next poll",
+  },
+  {
     path: "streams.auditIntervalMs",
     type: int(0, 600_000),
     def: 2_000,

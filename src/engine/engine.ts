@@ -81,6 +81,8 @@ export interface EngineOptions {
   spotExpirySeconds: number;
   createWaitMs: number;
   cancelWaitMs: number;
+  /** Query an HFT order right after its ack (see createAnswered). Default true. */
+  hftQueryAfterAck?: boolean;
 }
 
 export interface EngineDeps {
@@ -492,6 +494,7 @@ export class Engine implements GatewayEngine, OrderListener {
       // HFT has no push stream yet: an order that may have traded at once is asked about now rather
       // than at the next poll, when the query budget has room (IOC/FOK/market always do).
       if (
+        this.o.hftQueryAfterAck !== false &&
         !TERMINAL[o.status] &&
         (o.tif !== "GTC" ||
           o.type === "market" ||

@@ -271,6 +271,7 @@ async function boot(
       spotExpirySeconds: config.orders.spotExpirySeconds,
       createWaitMs: config.limits.createWaitMs,
       cancelWaitMs: config.limits.cancelWaitMs,
+      hftQueryAfterAck: config.orders.hftQueryAfterAck,
     },
   });
   engineRef = engine;
