@@ -39,6 +39,23 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Writes the config with a port the OS just handed out and starts the gateway on it (bound explicitly:
+ * a listener first bound with port 0 cannot be re-bound on that port while its connections sit in
+ * TIME_WAIT, on Linux). Another process may grab the port in between: then try another.
+ */
+async function firstStart(gp: GatewayProcess, cfgFile: string, v: ChaosVenue, dir: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    writeFileSync(cfgFile, JSON.stringify(gatewayConfig(v, dir, await freePort())));
+    try {
+      await gp.start();
+      return;
+    } catch (e) {
+      if (attempt >= 3 || !/could not listen/.test(String(e))) throw e;
+    }
+  }
+}
+
 /** Instrument ids as the gateway numbers them: asked over the protocol, never assumed. */
 async function instrumentIds(s: Strategy): Promise<{ spot: number; hft: number }> {
   const list = await s.client.instruments();
@@ -99,17 +116,12 @@ export function crashScenario(): void {
       const v = await startVenue();
       const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-kill-"));
       const secret = secretHex(v.keys);
-      const config = (port: number) => gatewayConfig(v, dir, port);
       const cfgFile = join(dir, "config.json");
-      // A port the OS just handed out, then bound explicitly: a listener first bound with port 0
-      // cannot be re-bound on the same port while its connections sit in TIME_WAIT (Linux).
-      const port = await freePort();
-      writeFileSync(cfgFile, JSON.stringify(config(port)));
       // The secret goes in the way the docs recommend: the environment.
       const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secret });
       let s: Strategy | undefined;
       try {
-        await gp.start();
+        await firstStart(gp, cfgFile, v, dir);
         s = await new Strategy(gp.url, TOKEN, "crash-alpha", { autoReconnect: true }).connect();
         const ids = await instrumentIds(s);
         let resumeLost = 0;
@@ -203,11 +215,10 @@ export function crashScenario(): void {
       const v = await startVenue();
       const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-kill3-"));
       const cfgFile = join(dir, "config.json");
-      writeFileSync(cfgFile, JSON.stringify(gatewayConfig(v, dir, await freePort())));
       const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
       let s: Strategy | undefined;
       try {
-        await gp.start();
+        await firstStart(gp, cfgFile, v, dir);
         s = await new Strategy(gp.url, TOKEN, "crash-beta", { autoReconnect: true }).connect();
         const ids = await instrumentIds(s);
         // Slow answers for part of each burst, so creates and cancels are in flight at every kill.
@@ -268,12 +279,11 @@ export function crashScenario(): void {
       const v = await startVenue();
       const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-power-"));
       const cfgFile = join(dir, "config.json");
-      writeFileSync(cfgFile, JSON.stringify(gatewayConfig(v, dir, await freePort())));
       const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
       let s: Strategy | undefined;
       let admin: Strategy | undefined;
       try {
-        await gp.start();
+        await firstStart(gp, cfgFile, v, dir);
         s = await new Strategy(gp.url, TOKEN, "power-alpha", { autoReconnect: true }).connect();
         const ids = await instrumentIds(s);
         for (let i = 0; i < 20; i++) {
