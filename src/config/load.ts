@@ -90,11 +90,22 @@ export interface LoadOptions {
 export function loadConfig(opts: LoadOptions = {}): Config {
   const cfg = defaultsObject();
   if (opts.file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(opts.file, "utf8");
+    } catch (err) {
+      throw new ConfigError(
+        `cannot read config file ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? "error"}`,
+      );
+    }
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(opts.file, "utf8"));
-    } catch (err) {
-      throw new ConfigError(`cannot read config file ${opts.file}: ${(err as Error).message}`);
+      raw = JSON.parse(text);
+    } catch {
+      // JSON.parse quotes the text around the error, which may be a secret: never pass its message on.
+      throw new ConfigError(
+        `config file ${opts.file} is not valid JSON (check quoting; values are not shown)`,
+      );
     }
     for (const [path, value] of flatten(raw, "")) {
       const knob = BY_PATH.get(path);
