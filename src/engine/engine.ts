@@ -774,8 +774,12 @@ export class Engine implements GatewayEngine, OrderListener {
     this.risk.kill(reason);
     const list = this.store.liveOrders();
     for (const o of list) this.cancelOne(o, 0, false);
+    // Orders live at the venue that the store does not hold (a journal tail lost to a power cut).
+    this.onKill?.();
     return list.length;
   }
+  /** Venue-side sweep run by the kill switch (set by the lifecycle). */
+  onKill: (() => void) | undefined;
 
   /** Cancels every live order (shutdown); returns how many were live. */
   cancelEverything(): number {

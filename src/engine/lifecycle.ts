@@ -284,6 +284,9 @@ async function boot(
     auditIntervalMs: config.streams.auditIntervalMs,
   });
   engine.setResolver((o: Order) => sync.resolveSoon(o));
+  engine.onKill = () => {
+    void sync.cancelForeign();
+  };
   cleanups.push(() => sync.stop());
 
   // 7. journal replay, then reconciliation through the same path as a reconnect

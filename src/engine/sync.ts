@@ -292,6 +292,78 @@ export class VenueSync implements VenueFeed {
     else if (f.spot) this.applySpot(o, f.spot, source);
   }
 
+  // ---------------------------------------------------------------- kill switch sweep
+
+  /**
+   * Kill switch, venue side: cancels every working order of the account that the store does not hold
+   * as live (e.g. sent in the window a power loss took from the journal). Returns the cancels sent.
+   */
+  async cancelForeign(): Promise<number> {
+    let sent = 0;
+    const store = this.engine.store;
+    const foreign = (clientId: string | null | undefined, exchangeId: string): boolean => {
+      const o = (clientId ? store.byClientId(clientId) : undefined) ?? store.byExchangeId(exchangeId);
+      return o === undefined || TERMINAL[o.status];
+    };
+    const cancel = async (what: string, cls: LimitClass, run: () => Promise<unknown>): Promise<void> => {
+      const lim = this.limiter?.acquire(cls, "cancel", 5_000);
+      const r = lim === undefined || lim.status !== "queued" ? lim : await lim.done;
+      if (r !== undefined && r.status !== "granted") return;
+      this.journal?.note({ text: `kill switch: cancel foreign order ${what}` });
+      sent++;
+      try {
+        await run();
+        this.limiter?.reportOutcome(cls, 200);
+      } catch (err) {
+        this.limiter?.reportOutcome(cls, (err as { status?: number }).status ?? 0);
+        this.log.warn({ order: what, err: (err as Error).message }, "kill switch: foreign cancel failed");
+      }
+    };
+    const jobs: Promise<void>[] = [];
+    try {
+      if (this.o.surfaces.includes("spot")) {
+        const res = await this.client.listSpotOrders({ open: true, count: 500 });
+        for (const r of res.orders ?? []) {
+          if (
+            (r.status === "OPEN" || r.status === "PARTIALLY_EXECUTED") &&
+            foreign(r.client_order_id, r.order_id)
+          ) {
+            jobs.push(cancel(r.order_id, "spot.cancel", () => this.client.cancelSpotOrder(r.order_id)));
+          }
+        }
+      }
+      if (this.o.surfaces.includes("hft")) {
+        let cursor: string | undefined;
+        for (let page = 0; page < 20; page++) {
+          const res = await this.client.realtime({ category: this.o.hftCategory, cursor });
+          for (const r of res.list ?? []) {
+            if (
+              (r.orderStatus === "New" || r.orderStatus === "PartiallyFilled") &&
+              foreign(r.orderLinkId, r.orderId)
+            ) {
+              jobs.push(
+                cancel(r.orderId, "hft.cancel", () =>
+                  this.client.cancelHftOrder({
+                    category: this.o.hftCategory,
+                    symbol: r.symbol,
+                    orderId: r.orderId,
+                  }),
+                ),
+              );
+            }
+          }
+          cursor = res.nextPageCursor;
+          if (!cursor) break;
+        }
+      }
+    } catch (err) {
+      this.log.error({ err: (err as Error).message }, "kill switch: could not list the venue's open orders");
+    }
+    await Promise.all(jobs);
+    if (sent > 0) this.log.warn({ sent }, "kill switch: cancelled orders the gateway did not hold");
+    return sent;
+  }
+
   // ---------------------------------------------------------------- polling
 
   /** One round over the open lists of every surface; orders that left them get a targeted query. */

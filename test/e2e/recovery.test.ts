@@ -127,6 +127,62 @@ describe("restart from the journal", () => {
   }, 15_000);
 });
 
+describe("kill switch at the venue", () => {
+  it("also cancels working orders of the account that the gateway does not hold (lost journal tail)", async () => {
+    const h = await startEngine(exchangeConfig({ "journal.enabled": false }), { logger: silent });
+    try {
+      // An order on the same account the gateway never saw (as after a power cut took the journal tail).
+      const direct = createRestStack({
+        keys: loadKeyPair(kp.secretKey),
+        spotBaseUrl: sim.baseUrl,
+        hftBaseUrl: sim.baseUrl,
+        presign: false,
+        clock: false,
+      });
+      const ghost = await direct.client.createHftOrder(
+        {
+          category: "linear",
+          symbol: "ETHUSDT",
+          side: "buy",
+          orderType: "limit",
+          qty: "0.01",
+          price: "3000",
+          positionIdx: 0,
+          timeInForce: "GTC",
+          orderLinkId: "ghost-1",
+        },
+        makeGrid("0.01", "0.01"),
+      );
+      const user = new GatewayClient({ url: h.url, token: h.token, sessionName: "kill-user" });
+      await user.connect();
+      const ack = next(user, "ack");
+      user.placeOrder({
+        instrumentId: h.instruments.all().find((i) => i.symbol === "ETHUSDT")!.id,
+        side: Side.Buy,
+        priceTicks: 300_500,
+        qtyLots: 1,
+      });
+      const own = await ack;
+      const admin = new GatewayClient({ url: h.url, token: h.adminToken, sessionName: "ops" });
+      await admin.connect();
+      admin.cancelAll(undefined, true);
+      const statusOf = async (orderId: string) =>
+        (await direct.client.realtime({ category: "linear", orderId })).list[0]?.orderStatus;
+      await until(() => h.engine.store.liveOrders().length === 0, 3000, "own order cancelled");
+      const end = Date.now() + 3000;
+      while ((await statusOf(ghost.orderId)) !== "Cancelled" && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(await statusOf(ghost.orderId)).toBe("Cancelled");
+      expect(await statusOf(own.exchangeOrderId)).toBe("Cancelled");
+      await user.close();
+      await admin.close();
+      await direct.stop();
+    } finally {
+      await h.stop("test");
+    }
+  });
+});
+
 describe("start-up keys", () => {
   it("refuses malformed or missing keys with a clear message that never contains the secret", async () => {
     const bad = `${kp.secretKey.slice(0, 60)}zzzz`;
