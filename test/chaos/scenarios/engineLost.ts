@@ -153,6 +153,56 @@ export function engineLostScenarios(): void {
       }
     }, 30_000);
 
+    it("the queries that resolve lost answers fail too (5xx, reset, 429): no failure is read as 'not found'", async () => {
+      const v = await startVenue();
+      const rig = await startEngineRig(v);
+      try {
+        const s = await rig.strategy("alpha");
+        const spotId = rig.inst("spot", "BTC/INR");
+        const hftId = rig.inst("hft", "ETHUSDT");
+        for (const ep of [SPOT_CREATE, HFT_CREATE]) {
+          v.faults.add({ kind: "timeout", endpoint: ep, probability: 0.4, count: 4 });
+          v.faults.add({ kind: "error5xx", endpoint: ep, probability: 0.4, count: 4 });
+        }
+        const queries = [
+          "GET /trade/api/v2/order",
+          "GET /trade/api/v2/orders",
+          "GET /v5/order/realtime",
+          "GET /v5/execution/list",
+        ];
+        for (const ep of queries) {
+          v.faults.add({ kind: "error5xx", endpoint: ep, probability: 0.5, count: 10 });
+          v.faults.add({ kind: "reset", endpoint: ep, probability: 0.5, count: 6 });
+          v.faults.add({ kind: "rate429", endpoint: ep, probability: 0.5, count: 4 });
+        }
+        for (let i = 0; i < 12; i++) {
+          s.place(spotId, "buy", 5_300_000 - i * 10, 100);
+          s.place(hftId, "buy", 320_000 - i * 10, 5);
+        }
+        await until(() => s.unanswered().length === 0, 5_000, "answers");
+        await counterSpot(v, "sell", 5_299_000, 0.0015);
+        await counterHft(v, "Sell", "3190.00", "0.08");
+        await sleep(1_500);
+        const fired = v.faults.fired();
+        const t = await engineTruth(v, [s], 10_000);
+        record({
+          scenario: "engine: lost answers while the resolving queries fail too",
+          orders: s.placed.length,
+          faults: fired,
+          lost: t.lost,
+          duplicated: t.duplicated,
+          mismatched: t.mismatched.length,
+        });
+        expect(t.details).toEqual([]);
+        expect(t.venueOrders).toBe(s.placed.length);
+        expect([...s.told.values()].filter((x) => x.rejects.length > 0)).toEqual([]);
+        expect(await fillsAddUp(s)).toEqual([]);
+      } finally {
+        await rig.close();
+        await v.sim.stop();
+      }
+    }, 40_000);
+
     it("HFT IOC, FOK and market orders against resting liquidity with lost answers: fills from executions", async () => {
       const v = await startVenue();
       const rig = await startEngineRig(v);
