@@ -59,6 +59,41 @@ export function engineStreamScenarios(): void {
       }
     }, 40_000);
 
+    it("stream closed by the venue five times during fills (server and transport disconnects)", async () => {
+      const v = await startVenue();
+      const rig = await startEngineRig(v);
+      try {
+        const s = await rig.strategy("alpha");
+        const spotId = rig.inst("spot", "BTC/INR");
+        for (let i = 0; i < 30; i++) s.place(spotId, "buy", 5_300_000 - i * 10, 100);
+        await until(() => s.unanswered().length === 0, 3_000, "acks");
+        let dropped = 0;
+        for (let k = 0; k < 5; k++) {
+          dropped += v.sim.faults.disconnectStreams(k % 2 === 0 ? "server" : "transport");
+          await counterSpot(v, "sell", 5_299_000, 0.0007);
+          if (k % 2 === 1) s.cancel(s.placed[20 + k]!);
+          await sleep(250);
+        }
+        await sleep(500);
+        await counterSpot(v, "sell", 5_299_000, 0.0004);
+        const t = await engineTruth(v, [s]);
+        record({
+          scenario: "engine: order stream closed by the venue 5x during fills",
+          orders: s.placed.length,
+          faults: dropped,
+          lost: t.lost,
+          duplicated: t.duplicated,
+          mismatched: t.mismatched.length,
+        });
+        expect(dropped).toBeGreaterThanOrEqual(5);
+        expect(t.details).toEqual([]);
+        expect(await fillsAddUp(s)).toEqual([]);
+      } finally {
+        await rig.close();
+        await v.sim.stop();
+      }
+    }, 30_000);
+
     it("stream messages duplicated and reordered: every fill told once, truth holds", async () => {
       const v = await startVenue({
         faults: { streams: { duplicateProbability: 0.3, reorderProbability: 0.3 } },
