@@ -62,6 +62,9 @@ const OVERRIDES: Record<string, unknown> = {
   "risk.maxOpenOrdersPerSession": 1_000_000,
   "risk.maxOpenOrdersPerInstrument": 1_000_000,
   "risk.priceBandBps": 0,
+  // With the limiter on, the query right after an HFT ack is bounded by the query bucket (~50/s,
+  // negligible at thousands of creates/s); with it off it would follow every single create.
+  "orders.hftQueryAfterAck": false,
   // Tens of thousands of resting orders accumulate (no real account holds that many): the venue
   // feeds' pollers and reconciler would page through them and hold new orders meanwhile. They are
   // not on the create → ack path, so the benchmark runs without them and polls rarely.
