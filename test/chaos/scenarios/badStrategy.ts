@@ -9,10 +9,10 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { encodeC2G } from "../../../src/protocol/codec.js";
 import { CODES, MAX_C2G_FRAME, RejectSource } from "../../../src/protocol/schema.js";
+import { engineTruth } from "../harness/checks.js";
 import { startEngineRig } from "../harness/engineRig.js";
 import { record } from "../harness/results.js";
 import { startVenue, until } from "../harness/venue.js";
-import { engineTruth } from "./engineLost.js";
 
 const SPOT_CREATE = "POST /trade/api/v2/order";
 const HFT_CREATE = "POST /v5/order/create";

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readJournal } from "../../../src/journal/index.js";
+import { fillsAddUp } from "../harness/checks.js";
 import { ensureBuilt, GatewayProcess } from "../harness/child.js";
 import { ADMIN_TOKEN, TOKEN } from "../harness/engineRig.js";
 import { record } from "../harness/results.js";
@@ -27,7 +28,6 @@ import {
   startVenue,
   until,
 } from "../harness/venue.js";
-import { fillsAddUp } from "./engineLost.js";
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -5,42 +5,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { TradingStateValue } from "../../../src/protocol/schema.js";
+import { engineTruth, fillsAddUp } from "../harness/checks.js";
 import { startEngineRig } from "../harness/engineRig.js";
 import { record } from "../harness/results.js";
-import type { Strategy } from "../harness/strategy.js";
-import { converge, type TruthReport, venueOrders } from "../harness/truth.js";
-import { type ChaosVenue, counterHft, counterSpot, sleep, startVenue, until } from "../harness/venue.js";
+import { venueOrders } from "../harness/truth.js";
+import { counterHft, counterSpot, sleep, startVenue, until } from "../harness/venue.js";
 
 const SPOT_CREATE = "POST /trade/api/v2/order";
 const SPOT_CANCEL = "DELETE /trade/api/v2/order";
 const HFT_CREATE = "POST /v5/order/create";
 const HFT_CANCEL = "POST /v5/order/cancel";
-
-/** Final-truth check through the protocol, plus the strategy-side bookkeeping. */
-export async function engineTruth(v: ChaosVenue, strategies: Strategy[], ms = 6_000): Promise<TruthReport> {
-  const t = await converge(
-    async () => (await Promise.all(strategies.map((s) => s.views()))).flat(),
-    () => venueOrders(v.sim, v.keys.apiKey),
-    ms,
-  );
-  return t;
-}
-
-/**
- * Fills the strategy was pushed equal the gateway's filled qty, each execution once. With
- * `updatesCount`, a pushed OrderUpdate's cumulative qty also counts as being told.
- */
-export async function fillsAddUp(s: Strategy, updatesCount = false): Promise<string[]> {
-  const bad: string[] = [];
-  for (const g of await s.views()) {
-    const n = Number(g.key.slice(g.key.indexOf("#") + 1));
-    const told = s.told.get(n)!;
-    const lots = updatesCount ? Math.max(told.fillLots, told.lastCum) : told.fillLots;
-    if (lots !== g.filledLots) bad.push(`${g.key}: told ${lots} lots, gateway ${g.filledLots}`);
-  }
-  if (s.duplicateFills > 0) bad.push(`${s.duplicateFills} duplicate fills`);
-  return bad;
-}
 
 export function engineLostScenarios(): void {
   describe("lost responses (engine level)", () => {

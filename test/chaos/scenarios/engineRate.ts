@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { CancelRejectReason, RejectSource } from "../../../src/protocol/schema.js";
+import { engineTruth } from "../harness/checks.js";
 import { startEngineRig } from "../harness/engineRig.js";
 import { record } from "../harness/results.js";
 import { sleep, startVenue, until } from "../harness/venue.js";
-import { engineTruth } from "./engineLost.js";
 
 const HFT_CREATE = "POST /v5/order/create";
 const HFT_CANCEL = "POST /v5/order/cancel";

@@ -7,10 +7,10 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { RejectSource } from "../../../src/protocol/schema.js";
+import { engineTruth } from "../harness/checks.js";
 import { startEngineRig } from "../harness/engineRig.js";
 import { record } from "../harness/results.js";
 import { counterHft, counterSpot, startVenue, until } from "../harness/venue.js";
-import { engineTruth } from "./engineLost.js";
 
 const SPOT_CREATE = "POST /trade/api/v2/order";
 const HFT_CREATE = "POST /v5/order/create";

@@ -4,11 +4,11 @@
  * reorders its messages. The strategy must end up told every fill exactly once.
  */
 import { describe, expect, it } from "vitest";
+import { engineTruth, fillsAddUp } from "../harness/checks.js";
 import { startEngineRig } from "../harness/engineRig.js";
 import { CuttableProxy } from "../harness/proxy.js";
 import { record } from "../harness/results.js";
 import { counterSpot, sleep, startVenue, until } from "../harness/venue.js";
-import { engineTruth, fillsAddUp } from "./engineLost.js";
 
 const CUT_MS = 3_000;
 

@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { TradingStateValue } from "../../../src/protocol/schema.js";
+import { engineTruth } from "../harness/checks.js";
 import { ADMIN_TOKEN, startEngineRig } from "../harness/engineRig.js";
 import { record } from "../harness/results.js";
 import { LIVE, venueOrders } from "../harness/truth.js";
 import { sleep, startVenue, until } from "../harness/venue.js";
-import { engineTruth } from "./engineLost.js";
 
 export function killSwitchScenario(): void {
   describe("kill switch under faults (engine level)", () => {

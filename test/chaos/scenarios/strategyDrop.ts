@@ -4,10 +4,10 @@
  * message it missed exactly once, in order (no gap), and the final truth must hold.
  */
 import { describe, expect, it } from "vitest";
+import { engineTruth, fillsAddUp } from "../harness/checks.js";
 import { startEngineRig } from "../harness/engineRig.js";
 import { record } from "../harness/results.js";
 import { counterHft, counterSpot, sleep, startVenue, until } from "../harness/venue.js";
-import { engineTruth, fillsAddUp } from "./engineLost.js";
 
 export function strategyDropScenario(): void {
   describe("strategy connection dropped (engine level)", () => {

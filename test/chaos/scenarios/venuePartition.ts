@@ -5,11 +5,11 @@
  * client id, with nothing lost and nothing duplicated, and tell the strategy the truth.
  */
 import { describe, expect, it } from "vitest";
+import { engineTruth, fillsAddUp } from "../harness/checks.js";
 import { startEngineRig } from "../harness/engineRig.js";
 import { CuttableProxy } from "../harness/proxy.js";
 import { record } from "../harness/results.js";
 import { counterSpot, sleep, startVenue, until } from "../harness/venue.js";
-import { engineTruth, fillsAddUp } from "./engineLost.js";
 
 export function venuePartitionScenario(): void {
   describe("venue unreachable (engine level)", () => {
