@@ -119,6 +119,10 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
   private ws: WebSocket | undefined;
   /** Highest seq seen in this session; resume asks for lastSeq + 1. */
   lastSeq = 0;
+  /**
+   * Highest client order number this session has used; after logon at least `LogonAck.lastClOrdNo`
+   * (the gateway's, which survives gateway restarts via the journal). `placeOrder` continues above it.
+   */
   lastClOrdNo = 0;
   sessionId = 0;
   duplicates = 0;

@@ -196,6 +196,11 @@ export class Engine implements GatewayEngine, OrderListener {
   ownerName(owner: number): string {
     return this.nameByOwner.get(owner) ?? `owner-${owner}`;
   }
+  /** Highest client order number an owner has used (orders created this run and replayed from the journal). */
+  noteOrderNo(owner: number, clOrdNo: number): void {
+    if (clOrdNo > (this.lastNo.get(owner) ?? 0)) this.lastNo.set(owner, clOrdNo);
+  }
+  private readonly lastNo = new Map<number, number>();
   private ownerOfSession(s: SessionInfo): number {
     return this.sessionToOwner.get(s.sessionId) ?? this.bind(s);
   }
@@ -234,6 +239,11 @@ export class Engine implements GatewayEngine, OrderListener {
 
   instruments() {
     return this.book.all();
+  }
+
+  lastClOrdNo(sessionName: string): number {
+    const owner = this.ownerByName.get(sessionName);
+    return owner === undefined ? 0 : (this.lastNo.get(owner) ?? 0);
   }
 
   tradingState(): number {
@@ -339,6 +349,7 @@ export class Engine implements GatewayEngine, OrderListener {
       this.m.outcomes.rejected_engine.inc();
       return;
     }
+    this.noteOrderNo(owner, cmd.clOrdNo);
     this.risk.onOpen(order.clientId, intent);
     this.pending.set(order.clientId, { recvNs, unknownSent: false, silent: false });
     const priceText = type === "market" ? "" : e.price.format(intent.priceTicks);
@@ -902,7 +913,9 @@ export class Engine implements GatewayEngine, OrderListener {
   // ---------------------------------------------------------------- state, credit
 
   private onTradingState(c: TradingStateChange): void {
-    this.journal?.note({ text: `trading state ${c.from} -> ${c.to} (${c.source}): ${c.reason}` });
+    // After shutdown the journal is closed (a late write failure can still report a state change).
+    if (!this.dead)
+      this.journal?.note({ text: `trading state ${c.from} -> ${c.to} (${c.source}): ${c.reason}` });
     this.log.warn({ from: c.from, to: c.to, source: c.source, reason: c.reason }, "trading state changed");
     this.sink.broadcast("TradingState", {
       state: STATE_TO_WIRE[c.to],

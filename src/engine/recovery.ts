@@ -71,6 +71,8 @@ export function replayInto(
         if (r.op !== "new" || !id) return;
         const tag = parseOrderTag(r.reason);
         const e = tag ? book.byKey(tag.inst) : undefined;
+        // The number was used even if the order cannot be rebuilt: never accept it again.
+        if (tag) engine.noteOrderNo(engine.ownerOf(r.session), tag.no);
         if (!tag || !e || store.byClientId(id)) {
           skipped++;
           return;

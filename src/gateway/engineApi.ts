@@ -42,6 +42,11 @@ export interface GatewayEngine {
   instruments(): readonly Instrument[];
   /** Account trading state for LogonAck (TradingState enum: 1 active, 2 reducing, 3 halted); default 1. */
   tradingState?(): number;
+  /**
+   * Highest client order number the engine knows for a session name (journal replay, order store); the
+   * gateway continues above it at logon, so a number used before a restart is refused. Default 0.
+   */
+  lastClOrdNo?(sessionName: string): number;
   /** A session logged on (`resumed` = it existed before, e.g. a reconnect). */
   onLogon(session: SessionInfo, resumed: boolean): void;
   /**

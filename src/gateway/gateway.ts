@@ -579,6 +579,7 @@ export class Gateway implements SessionSink {
       this.logonReject(l, "SessionInUse", recvNs); // a session name belongs to one privilege level
       return;
     }
+    s.lastClOrdNo = Math.max(s.lastClOrdNo, this.engineLastClOrdNo(s));
     s.codPolicy = b.codPolicy;
     s.heartbeatMs =
       b.heartbeatMs === 0 ? this.cfg.heartbeatMs : Math.min(60_000, Math.max(100, b.heartbeatMs));
@@ -608,6 +609,17 @@ export class Gateway implements SessionSink {
       this.engine.onLogon(s, resumed);
     } catch (err) {
       this.log.warn({ sessionId: s.sessionId, err: String(err) }, "engine.onLogon threw");
+    }
+  }
+
+  /** What the engine remembers of the session's numbering (e.g. from before a restart); 0 on failure. */
+  private engineLastClOrdNo(s: Session): number {
+    try {
+      const n = this.engine.lastClOrdNo?.(s.name) ?? 0;
+      return Number.isSafeInteger(n) && n > 0 ? n : 0;
+    } catch (err) {
+      this.log.warn({ sessionId: s.sessionId, err: String(err) }, "engine.lastClOrdNo threw");
+      return 0;
     }
   }
 

@@ -1,0 +1,102 @@
+/**
+ * Client order numbers across a gateway restart: the journal tells the new process which numbers each
+ * session used, LogonAck reports the highest, a reused number is refused, and the client continues.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GatewayClient } from "../../src/client/index.js";
+import { generateKeyHex } from "../../src/commands/keygen.js";
+import { startEngine } from "../../src/engine/index.js";
+import { encodeC2G } from "../../src/protocol/codec.js";
+import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
+import { type SimHandle, startSimulator } from "../../src/sim/index.js";
+import { next, silent, testConfig } from "./harness.js";
+
+let sim: SimHandle;
+let dir: string;
+const kp = generateKeyHex();
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "hftgate-clordno-"));
+  sim = await startSimulator({ apiKeys: [kp.apiKey], market: { synthetic: false, tickMs: 0 } });
+});
+afterAll(async () => {
+  await sim?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const config = () =>
+  testConfig(
+    {
+      "venue.kind": "exchange",
+      "venue.spotBaseUrl": sim.baseUrl,
+      "venue.hftBaseUrl": sim.baseUrl,
+      "keys.secretKey": kp.secretKey,
+      "shutdown.timeoutMs": 500,
+    },
+    dir,
+  );
+
+describe("client order numbers after a gateway restart", () => {
+  it("LogonAck reports the journal's last number, a reused one is refused, the client continues", async () => {
+    const h1 = await startEngine(config(), { logger: silent });
+    const inst = h1.instruments.all().find((i) => i.symbol === "BTCUSDT")!.id;
+    const c1 = new GatewayClient({ url: h1.url, token: h1.token, sessionName: "numbered" });
+    expect((await c1.connect()).lastClOrdNo).toBe(0);
+    let acks = 0;
+    c1.on("ack", () => acks++);
+    c1.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 600_000, qtyLots: 1 });
+    c1.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 600_100, qtyLots: 1 });
+    c1.lastClOrdNo = 6; // gaps are allowed
+    const seventh = next(c1, "ack", (a) => a.clOrdNo === 7);
+    expect(c1.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 600_200, qtyLots: 1 })).toBe(7);
+    await seventh;
+    await c1.close();
+    await h1.stop("restart");
+
+    const h2 = await startEngine(config(), { logger: silent });
+    try {
+      expect(h2.engine.lastClOrdNo("numbered")).toBe(7);
+      expect(h2.engine.lastClOrdNo("someone-else")).toBe(0);
+      // A fresh client object (e.g. a restarted strategy) learns where to continue.
+      const c2 = new GatewayClient({ url: h2.url, token: h2.token, sessionName: "numbered" });
+      const ack = await c2.connect();
+      expect(ack.resumed).toBe(0); // a new gateway process: a new session, same numbering
+      expect(ack.lastClOrdNo).toBe(7);
+      expect(c2.lastClOrdNo).toBe(7);
+      const liveBefore = h2.engine.store.liveOrders().length;
+      // Reusing a journaled number is refused and sends nothing.
+      const created = sim.counters.ordersCreated("hft");
+      const refused = next(c2, "reject", (r) => r.clOrdNo === 2);
+      c2.sendRaw(
+        Buffer.from(
+          encodeC2G("NewOrder", {
+            clOrdNo: 2,
+            instrumentId: inst,
+            side: Side.Buy,
+            ordType: OrdType.Limit,
+            tif: Tif.GTC,
+            positionIdx: 0,
+            priceTicks: 600_300,
+            qtyLots: 1,
+            flags: 0,
+          }),
+        ),
+      );
+      expect((await refused).code).toBe(CODES.ClOrdNoNotIncreasing.code);
+      // The client's own numbering continues above the journal's.
+      const eighth = next(c2, "ack", (a) => a.clOrdNo === 8);
+      expect(c2.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 600_400, qtyLots: 1 })).toBe(8);
+      await eighth;
+      expect(sim.counters.ordersCreated("hft")).toBe(created + 1);
+      expect(h2.engine.store.liveOrders().length).toBe(liveBefore + 1);
+      c2.cancelAll();
+      await c2.close();
+    } finally {
+      await h2.stop("test");
+    }
+    expect(acks).toBe(3);
+  }, 15_000);
+});
