@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readJournal } from "../../../src/journal/index.js";
+import { RejectSource, TradingStateValue } from "../../../src/protocol/schema.js";
 import { fillsAddUp } from "../harness/checks.js";
 import { ensureBuilt, GatewayProcess } from "../harness/child.js";
 import { ADMIN_TOKEN, TOKEN } from "../harness/engineRig.js";
@@ -312,6 +313,63 @@ export function crashScenario(): void {
           note: `${lost} journal records lost`,
         });
         expect(live.map((o) => `${o.clientId} ${o.status}`)).toEqual([]);
+      } finally {
+        await s?.close();
+        await admin?.close();
+        await gp.stop();
+        await v.sim.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 40_000);
+
+    it("a kill switch survives a crash: the restarted gateway is still halted", async () => {
+      // The operator halted trading, then the process died. Coming back active would undo the halt.
+      ensureBuilt();
+      const v = await startVenue();
+      const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-halt-"));
+      const cfgFile = join(dir, "config.json");
+      const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
+      let s: Strategy | undefined;
+      let admin: Strategy | undefined;
+      try {
+        await firstStart(gp, cfgFile, v, dir);
+        s = await new Strategy(gp.url, TOKEN, "halt-alpha", { autoReconnect: true }).connect();
+        const ids = await instrumentIds(s);
+        for (let i = 0; i < 6; i++) s.place(ids.hft, "buy", 320_000 - i * 10, 5);
+        await until(() => s!.unanswered().length === 0, 3_000, "acks");
+        admin = await new Strategy(gp.url, ADMIN_TOKEN, "halt-ops").connect();
+        const states: number[] = [];
+        s.client.on("tradingState", (b) => states.push(b.state));
+        admin.client.cancelAll(undefined, true);
+        await until(() => states.includes(TradingStateValue.Halted), 2_000, "halted");
+        await sleep(300); // the halt is journaled
+        await admin.close();
+        const logonStates: number[] = [];
+        s.client.on("logon", (a) => logonStates.push(a.tradingState));
+        await gp.kill();
+        await gp.start();
+        await until(() => logonStates.length > 0, 5_000, "logged on again");
+        const n = s.place(ids.hft, "buy", 319_000, 5);
+        await until(() => s!.unanswered().length === 0, 3_000, "answer after restart");
+        const told = s.told.get(n)!;
+        const t = await converge(
+          () => s!.views(),
+          () => venueOrders(v.sim, v.keys.apiKey),
+          5_000,
+        );
+        record({
+          scenario: "kill switch, then SIGKILL + restart",
+          orders: s.placed.length,
+          faults: 2,
+          lost: t.lost,
+          duplicated: t.duplicated,
+          mismatched: t.mismatched.length,
+          note: `restarted ${logonStates[0] === TradingStateValue.Halted ? "halted" : "NOT halted"}`,
+        });
+        expect(t.details).toEqual([]);
+        expect(logonStates[0]).toBe(TradingStateValue.Halted);
+        expect(told.acks).toBe(0);
+        expect(told.rejects[0]?.source).toBe(RejectSource.Risk);
       } finally {
         await s?.close();
         await admin?.close();
