@@ -379,6 +379,51 @@ export function crashScenario(): void {
       }
     }, 40_000);
 
+    it("cancel-on-disconnect survives a crash: a COD session that does not come back has its orders cancelled", async () => {
+      // The strategy asked for its orders to be cancelled if its connection is lost. The gateway dying
+      // loses the connection too; after the restart, a COD session that does not log on again within
+      // its heartbeat allowance must not leave orders working at the venue.
+      ensureBuilt();
+      const v = await startVenue();
+      const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-cod-"));
+      const cfgFile = join(dir, "config.json");
+      const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
+      let s: Strategy | undefined;
+      try {
+        await firstStart(gp, cfgFile, v, dir);
+        s = await new Strategy(gp.url, TOKEN, "cod-alpha", { codPolicy: 1 }).connect();
+        const ids = await instrumentIds(s);
+        for (let i = 0; i < 8; i++) {
+          if (i % 2 === 0) s.place(ids.spot, "buy", 5_300_000 - i * 10, 100);
+          else s.place(ids.hft, "buy", 320_000 - i * 10, 5);
+        }
+        await until(() => s!.unanswered().length === 0, 3_000, "acks");
+        await sleep(300);
+        await gp.kill();
+        await s.close(); // the strategy does not come back
+        await gp.start();
+        const live = () => venueOrders(v.sim, v.keys.apiKey).filter((o) => LIVE.has(o.status));
+        const end = Date.now() + 6_000;
+        while (live().length > 0 && Date.now() < end) await sleep(100);
+        const working = live().length;
+        record({
+          scenario: "cancel-on-disconnect session, SIGKILL + restart, no reconnect",
+          orders: s.placed.length,
+          faults: 1,
+          lost: 0,
+          duplicated: 0,
+          mismatched: 0,
+          note: `${working} orders still working at the venue 6 s after the restart`,
+        });
+        expect(live().map((o) => `${o.clientId} ${o.status}`)).toEqual([]);
+      } finally {
+        await s?.close();
+        await gp.stop();
+        await v.sim.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 40_000);
+
     it("after the restart, a strategy that logs on again is pushed the fills it missed", () => {
       // Fills that happened while the gateway was down are applied by the restart reconciliation
       // before the strategy logs on again; they must reach it as Fill / OrderUpdate messages then,
