@@ -56,7 +56,10 @@ export function renderTable(list: readonly ScenarioRow[] = rows): string {
 /** Prints the table (and writes the JSON rows when asked). Called from the suite's afterAll. */
 export function report(): void {
   if (rows.length === 0) return;
-  process.stdout.write(`\nchaos suite results\n${renderTable()}\n`);
+  const notes = rows.filter((r) => r.note).map((r) => `  ${r.scenario}: ${r.note}`);
+  process.stdout.write(
+    `\nchaos suite results\n${renderTable()}\n${notes.length ? `notes:\n${notes.join("\n")}\n` : ""}`,
+  );
   const out = process.env.HFTGATE_CHAOS_RESULTS;
   if (out) writeFileSync(out, `${JSON.stringify(rows, null, 2)}\n`);
 }
