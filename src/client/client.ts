@@ -349,6 +349,19 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
     this.send("CancelAll", { scope, instrumentId: instrumentId ?? 0 });
   }
 
+  /**
+   * Admin sessions only: halt trading and cancel every live order of the account. The answer is a
+   * `tradingState` event (to every session); a non-admin session gets `protocolError` code 109.
+   */
+  kill(reason = ""): void {
+    this.send("Kill", { reason });
+  }
+
+  /** Admin sessions only: `TradingStateValue` 1 active, 2 reducing, 3 halted. Answered as `kill`. */
+  setTradingState(state: number, reason = ""): void {
+    this.send("SetTradingState", { state, reason });
+  }
+
   /** One order (by clOrdNo) or, without an argument, all live orders of the session. */
   query(clOrdNo?: number): Promise<Body<"OrderUpdate">[]> {
     const requestId = this.nextRequestId++;

@@ -16,11 +16,13 @@ import type {
   DisconnectReason,
   EngineMessage,
   GatewayEngine,
+  KillCmd,
   NewOrderCmd,
   OrderUpdateBody,
   QueryCmd,
   SessionInfo,
   SessionSink,
+  SetTradingStateCmd,
 } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
@@ -68,6 +70,7 @@ import {
   rejectBody,
   riskText,
   SIDE_FROM_WIRE,
+  STATE_FROM_WIRE,
   STATE_TO_WIRE,
   TIF_FROM_WIRE,
   TYPE_FROM_WIRE,
@@ -780,17 +783,43 @@ export class Engine implements GatewayEngine, OrderListener {
     for (const o of list) this.cancelOne(o, 0, false);
   }
 
+  /** Admin Kill: halt, cancel everything; TradingState to every session even if already halted. */
+  onKill(session: SessionInfo, cmd: KillCmd, _recvNs: number): void {
+    const reason = cmd.reason || `kill switch from session ${session.name}`;
+    this.journal?.command({ session: session.name, op: "kill", reason });
+    const wasHalted = this.risk.state === "halted";
+    this.kill(reason);
+    if (wasHalted) this.broadcastState(reason);
+  }
+
+  /** Admin SetTradingState; an unchanged state is still answered (one TradingState broadcast). */
+  onSetTradingState(session: SessionInfo, cmd: SetTradingStateCmd, _recvNs: number): void {
+    const to = STATE_FROM_WIRE[cmd.state];
+    if (to === undefined) return; // the gateway validated the enum
+    const reason = cmd.reason || `set by session ${session.name}`;
+    this.journal?.command({ session: session.name, op: "tradingState", reason: `${to}: ${reason}` });
+    if (!this.risk.setState(to, reason, "command")) this.broadcastState(reason);
+  }
+
+  private broadcastState(reason: string): void {
+    this.sink.broadcast("TradingState", {
+      state: STATE_TO_WIRE[this.risk.state],
+      instrumentId: 0,
+      text: reason.slice(0, 64),
+    });
+  }
+
   /** Halts trading and cancels every live order of the account. Returns how many cancels were asked. */
   kill(reason: string): number {
     this.risk.kill(reason);
     const list = this.store.liveOrders();
     for (const o of list) this.cancelOne(o, 0, false);
     // Orders live at the venue that the store does not hold (a journal tail lost to a power cut).
-    this.onKill?.();
+    this.venueSweep?.();
     return list.length;
   }
   /** Venue-side sweep run by the kill switch (set by the lifecycle). */
-  onKill: (() => void) | undefined;
+  venueSweep: (() => void) | undefined;
 
   /** Cancels every live order (shutdown); returns how many were live. */
   cancelEverything(): number {
@@ -917,11 +946,7 @@ export class Engine implements GatewayEngine, OrderListener {
     if (!this.dead)
       this.journal?.note({ text: `trading state ${c.from} -> ${c.to} (${c.source}): ${c.reason}` });
     this.log.warn({ from: c.from, to: c.to, source: c.source, reason: c.reason }, "trading state changed");
-    this.sink.broadcast("TradingState", {
-      state: STATE_TO_WIRE[c.to],
-      instrumentId: 0,
-      text: c.reason.slice(0, 64),
-    });
+    this.broadcastState(c.reason);
   }
 
   private sendCredit(sid: number, cls: LimitClass): void {

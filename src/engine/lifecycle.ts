@@ -284,7 +284,7 @@ async function boot(
     auditIntervalMs: config.streams.auditIntervalMs,
   });
   engine.setResolver((o: Order) => sync.resolveSoon(o));
-  engine.onKill = () => {
+  engine.venueSweep = () => {
     void sync.cancelForeign();
   };
   cleanups.push(() => sync.stop());

@@ -94,6 +94,11 @@ export function riskText(code: RiskRejectCode): string {
 
 /** Trading state names ↔ wire values. */
 export const STATE_TO_WIRE = { active: 1, reducing: 2, halted: 3 } as const;
+export const STATE_FROM_WIRE: Readonly<Record<number, "active" | "reducing" | "halted">> = {
+  1: "active",
+  2: "reducing",
+  3: "halted",
+};
 
 // ---- reused bodies ----
 

@@ -13,6 +13,8 @@ export type NewOrderCmd = Body<"NewOrder">;
 export type CancelCmd = Body<"Cancel">;
 export type CancelAllCmd = Body<"CancelAll">;
 export type QueryCmd = Body<"Query">;
+export type KillCmd = Body<"Kill">;
+export type SetTradingStateCmd = Body<"SetTradingState">;
 /** One order's state as the engine reports it (`requestId` is filled in by the gateway for queries). */
 export type OrderUpdateBody = Body<"OrderUpdate">;
 
@@ -65,6 +67,17 @@ export interface GatewayEngine {
    * whether a non-admin session may do that). Results as OrderUpdates to each owning session.
    */
   onCancelAll(session: SessionInfo, cmd: CancelAllCmd, recvNs: number): void;
+  /**
+   * Admin `Kill` (the gateway already refused non-admin sessions with Error NotAdmin): halt trading and
+   * cancel every live order of the account; answer with a TradingState broadcast. Optional: without
+   * it the gateway answers Error UnknownType.
+   */
+  onKill?(session: SessionInfo, cmd: KillCmd, recvNs: number): void;
+  /**
+   * Admin `SetTradingState` (state already validated as 1..3, session already checked as admin);
+   * answer with a TradingState broadcast, also when the state does not change. Optional, as onKill.
+   */
+  onSetTradingState?(session: SessionInfo, cmd: SetTradingStateCmd, recvNs: number): void;
   /**
    * Synchronous state query: scope 1 → the order `cmd.clOrdNo` (or none), scope 2 → every live order of
    * the session. The gateway sends one OrderUpdate per entry (with `requestId`) and then QueryEnd.

@@ -467,6 +467,10 @@ export class Gateway implements SessionSink {
       case "InstrumentsRequest":
         this.onInstruments(s, m.body.requestId, recvNs);
         return;
+      case "Kill":
+      case "SetTradingState":
+        this.onAdmin(l, s, m, recvNs);
+        return;
       case "Heartbeat":
         if (m.body.echo !== 0) this.sendUnseq(l, "HeartbeatOut", { echo: m.body.echo }, recvNs);
         return;
@@ -500,6 +504,23 @@ export class Gateway implements SessionSink {
       return;
     }
     this.engine.onNewOrder(s, b, recvNs);
+  }
+
+  /** Admin commands: refused (nothing reaches the engine) unless the session logged on as admin. */
+  private onAdmin(
+    l: Link,
+    s: Session,
+    m: Extract<C2GMessage, { name: "Kill" | "SetTradingState" }>,
+    recvNs: number,
+  ): void {
+    if (!s.admin) {
+      this.sendError(l, "NotAdmin", m.type, recvNs);
+      return;
+    }
+    const e = this.engine;
+    if (m.name === "Kill" && e.onKill) e.onKill(s, m.body, recvNs);
+    else if (m.name === "SetTradingState" && e.onSetTradingState) e.onSetTradingState(s, m.body, recvNs);
+    else this.sendError(l, "UnknownType", m.type, recvNs);
   }
 
   private onQuery(s: Session, b: Body<"Query">, recvNs: number): void {

@@ -93,6 +93,7 @@ export const FIELD_ENUMS: Readonly<Record<string, Readonly<Record<string, number
   "Logon.codPolicy": CodPolicy,
   "CancelAll.scope": CancelAllScope,
   "Query.scope": QueryScope,
+  "SetTradingState.state": TradingStateValue,
 };
 
 /**
@@ -123,6 +124,7 @@ export const CODES = {
   BadQuantity: { code: 106, source: "Session", retryable: false, text: "quantity must be positive" },
   BadPrice: { code: 107, source: "Session", retryable: false, text: "limit order needs a positive price" },
   InstrumentInactive: { code: 108, source: "Session", retryable: false, text: "instrument not active" },
+  NotAdmin: { code: 109, source: "Session", retryable: false, text: "admin session required" },
   RiskLimit: { code: 200, source: "Risk", retryable: false, text: "risk limit" },
   TradingHalted: { code: 201, source: "Risk", retryable: false, text: "trading halted" },
   ReducingOnly: { code: 202, source: "Risk", retryable: false, text: "trading state is reducing only" },
@@ -226,6 +228,18 @@ export const MESSAGES = [
   { name: "InstrumentsRequest", type: 0x06, dir: "c2g", sequenced: false, fields: [["requestId", "u32"]] },
   { name: "Heartbeat", type: 0x07, dir: "c2g", sequenced: false, fields: [["echo", "u64"]] },
   { name: "Logout", type: 0x08, dir: "c2g", sequenced: false, fields: [] },
+  // Admin only (sessions logged on with the admin token); added in version 1 without changing any layout.
+  { name: "Kill", type: 0x09, dir: "c2g", sequenced: false, fields: [["reason", TEXT]] },
+  {
+    name: "SetTradingState",
+    type: 0x0a,
+    dir: "c2g",
+    sequenced: false,
+    fields: [
+      ["state", "u8"],
+      ["reason", TEXT],
+    ],
+  },
   // ---- gateway → client ----
   {
     name: "LogonAck",

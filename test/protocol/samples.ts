@@ -22,6 +22,8 @@ export const SAMPLES: Record<MessageName, Record<string, unknown>> = {
   InstrumentsRequest: { requestId: 4 },
   Heartbeat: { echo: 99 },
   Logout: {},
+  Kill: { reason: "risk desk: stop" },
+  SetTradingState: { state: 2, reason: "reduce only" },
   LogonAck: {
     nextSeq: 18,
     replayFromSeq: 17,
