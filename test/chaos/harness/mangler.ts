@@ -1,13 +1,13 @@
 /**
  * An HTTP proxy in front of the venue's REST surfaces that forwards every request, lets the venue
  * handle it, and then — for the endpoints and share chosen — replaces the answer with what a CDN or
- * load balancer in front of an exchange sends on a bad day: an HTML page with status 200, 502 or 503,
+ * load balancer in front of an exchange sends on a bad day: an HTML page with status 200, 404 or 502,
  * or a truncated JSON body. The request was handled; only the answer is garbage.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type Mangle = "html200" | "html502" | "truncated";
+export type Mangle = "html200" | "html502" | "html404" | "truncated";
 
 export interface MangleRule {
   /** `METHOD /path` as the simulator counts it. */
@@ -79,7 +79,8 @@ export class ManglingProxy {
                 res.writeHead(200, { "content-type": "application/json" });
                 res.end(b.subarray(0, Math.max(1, b.length >> 1)));
               } else {
-                res.writeHead(kind === "html200" ? 200 : 502, { "content-type": "text/html" });
+                const status = kind === "html200" ? 200 : kind === "html404" ? 404 : 502;
+                res.writeHead(status, { "content-type": "text/html" });
                 res.end("<html><body><h1>Bad gateway</h1><p>upstream hiccup</p></body></html>");
               }
             });
