@@ -195,6 +195,27 @@ describe("kill switch", () => {
     expect(user.told.get(refused)!.rejects[0]!.source).toBe(RejectSource.Risk);
   });
 
+  it("Kill and SetTradingState from a user session are refused (NotAdmin) and change nothing; from the admin they act", async () => {
+    const [, r] = await rig();
+    const hft = r.inst("hft", "ETHUSDT");
+    const user = await r.strategy("user2");
+    const states: number[] = [];
+    user.client.on("tradingState", (b) => states.push(b.state));
+    user.client.kill("user says stop");
+    user.client.setTradingState(TradingStateValue.Halted, "user says halt");
+    await until(() => user.errors.length >= 2, 2_000, "two errors");
+    expect(user.errors.map((e) => e.code)).toEqual([CODES.NotAdmin.code, CODES.NotAdmin.code]);
+    expect(r.h.risk.state).toBe("active");
+    const ok = user.place(hft, "buy", 320_000, 5);
+    await until(() => user.told.get(ok)!.acks === 1, 2_000, "still trading");
+    const admin = await r.strategy("ops2", { token: ADMIN_TOKEN });
+    admin.client.setTradingState(TradingStateValue.Reducing, "ops: reduce");
+    await until(() => r.h.risk.state === "reducing", 2_000, "reducing");
+    admin.client.kill("ops: stop everything");
+    await until(() => states.includes(TradingStateValue.Halted), 2_000, "halted broadcast");
+    expect(r.h.risk.state).toBe("halted");
+  });
+
   it("the admin token must differ from the user token (else every user session is privileged)", async () => {
     const v = await startVenue();
     cleanup.push(() => v.sim.stop());
