@@ -55,11 +55,12 @@ import {
   RestError,
   ValidationError,
 } from "../rest/errors.js";
-import type { SpotOrderRecord, V5OrderAck } from "../rest/wire.js";
+import type { SpotOrderRecord, V5OrderAck, V5Position } from "../rest/wire.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import type { TradingStateChange } from "../risk/tradingState.js";
 import type { InstrumentBook, InstrumentEntry } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
+import { Coalescer, PositionLedger } from "./pushes.js";
 import {
   ackBody,
   balanceBody,
@@ -86,6 +87,10 @@ export interface EngineOptions {
   cancelWaitMs: number;
   /** Query an HFT order right after its ack (see createAnswered). Default true. */
   hftQueryAfterAck?: boolean;
+  /** BalanceUpdate / PositionUpdate: at most one per asset / position per this many ms (last wins); 100. */
+  pushIntervalMs?: number;
+  /** After an HFT fill, re-read `/v5/position/list` this many ms later (bursts share one read); 250. */
+  positionRefreshMs?: number;
 }
 
 export interface EngineDeps {
@@ -162,6 +167,9 @@ export class Engine implements GatewayEngine, OrderListener {
     this.o = d.options;
     this.resolveSoon = d.resolveSoon ?? (() => {});
     this.store = new OrderStore({ listener: this });
+    const every = this.o.pushIntervalMs ?? 100;
+    this.balancePush = new Coalescer(every, (_k, b) => this.sink.broadcast("BalanceUpdate", b));
+    this.positionPush = new Coalescer(every, (_k, b) => this.sink.broadcast("PositionUpdate", b));
     this.risk.addListener({ onTradingState: (c) => this.onTradingState(c) });
   }
 
@@ -178,6 +186,10 @@ export class Engine implements GatewayEngine, OrderListener {
   detach(): void {
     this.dead = true;
     this.sink = NOOP_SINK;
+    this.balancePush.close();
+    this.positionPush.close();
+    if (this.refreshTimer !== undefined) clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
   }
   private dead = false;
 
@@ -256,6 +268,10 @@ export class Engine implements GatewayEngine, OrderListener {
   onLogon(session: SessionInfo, _resumed: boolean): void {
     const owner = this.bind(session);
     for (const b of this.balances.values()) this.sink.send(session.sessionId, "BalanceUpdate", b.body);
+    for (const k of this.positions.keys()) {
+      const body = this.positions.body(k, this.entryOf);
+      if (body !== undefined) this.sink.send(session.sessionId, "PositionUpdate", body);
+    }
     const box = this.outbox.get(owner);
     if (box !== undefined) {
       this.outbox.delete(owner);
@@ -931,6 +947,10 @@ export class Engine implements GatewayEngine, OrderListener {
       this.m.streamToStrategy.record(storeNs() - this.tapNs);
       this.tapNs = 0;
     }
+    if (o.surface === "hft" && e !== undefined) {
+      this.pushPosition(this.positions.fill(e, o.positionIdx, o.side === "buy", f.lots, f.pxTicks));
+      this.schedulePositionRefresh();
+    }
   }
 
   onCancelReleased(o: Order): void {
@@ -973,10 +993,87 @@ export class Engine implements GatewayEngine, OrderListener {
       const body = balanceBody(r.currency, r.available, r.blocked);
       if (body === undefined) continue;
       this.balances.set(r.currency, { key, body });
-      this.sink.broadcast("BalanceUpdate", body);
+      this.balancePush.push(r.currency, body);
     }
   }
   private readonly balances = new Map<string, { key: string; body: Body<"BalanceUpdate"> }>();
+  private readonly balancePush: Coalescer<Body<"BalanceUpdate">>;
+
+  // ---------------------------------------------------------------- positions (HFT, account-wide)
+
+  /** A `/v5/position/list` snapshot of the whole category: replaces the ledger, pushes what changed. */
+  onPositions(rows: readonly V5Position[]): void {
+    const cat = this.o.hftCategory;
+    for (const k of this.positions.snapshot(rows, (sym) => this.book.find("hft", cat, sym)))
+      this.pushPosition(k);
+  }
+
+  /** Latest PositionUpdate bodies (tests, health). */
+  positionBodies(): Body<"PositionUpdate">[] {
+    const out: Body<"PositionUpdate">[] = [];
+    for (const k of this.positions.keys()) {
+      const b = this.positions.body(k, this.entryOf);
+      if (b !== undefined) out.push(b);
+    }
+    return out;
+  }
+
+  private pushPosition(key: string): void {
+    const body = this.positions.body(key, this.entryOf);
+    if (body !== undefined) this.positionPush.push(key, body);
+  }
+
+  private schedulePositionRefresh(): void {
+    if (this.dead || this.replaying) return;
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    if (this.refreshTimer !== undefined) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      void this.refreshPositions();
+    }, this.o.positionRefreshMs ?? 250);
+    this.refreshTimer.unref();
+  }
+
+  /** Re-reads the venue's positions (rate-limited like any other HFT request; retried when refused). */
+  private async refreshPositions(): Promise<void> {
+    if (this.dead) return;
+    // A read like the order queries (the venue counts them in one HFT bucket): only with budget to spare.
+    if ((this.limiter?.credit("hft.query") ?? EAGER_QUERY_CREDIT) < EAGER_QUERY_CREDIT) {
+      this.schedulePositionRefresh();
+      return;
+    }
+    const lim = this.limiter?.acquire("hft.query", "query", 0);
+    if (lim !== undefined && lim.status !== "granted") {
+      if (lim.status === "queued") lim.withdraw();
+      this.schedulePositionRefresh();
+      return;
+    }
+    this.refreshing = true;
+    try {
+      const res = await this.client.positions({ category: this.o.hftCategory });
+      this.limiter?.reportOutcome("hft.query", 200);
+      if (!this.dead) this.onPositions(res.list ?? []);
+    } catch (err) {
+      this.limiter?.reportOutcome("hft.query", err instanceof RestError ? err.status : 0);
+      this.log.debug({ err: (err as Error)?.message }, "position refresh failed");
+    } finally {
+      this.refreshing = false;
+      if (this.refreshAgain) {
+        this.refreshAgain = false;
+        this.schedulePositionRefresh();
+      }
+    }
+  }
+
+  private readonly positions = new PositionLedger();
+  private readonly entryOf = (id: number) => this.book.byId(id);
+  private readonly positionPush: Coalescer<Body<"PositionUpdate">>;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private refreshing = false;
+  private refreshAgain = false;
 
   /** Orders whose first answer is still owed (for tests and health). */
   get unanswered(): number {

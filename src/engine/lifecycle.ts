@@ -324,7 +324,8 @@ async function boot(
   }
   engine.setReadyGate(() => feeds.every((f) => f.ready));
   // After replay and reconciliation: the venue's snapshot replaces what their fills added up to.
-  if (surfaces.includes("hft")) await loadPositions(rest, instruments, risk, config.venue.hftCategory, log);
+  if (surfaces.includes("hft"))
+    await loadPositions(rest, instruments, risk, engine, config.venue.hftCategory, log);
   for (const f of feeds) {
     if (!(f instanceof StreamsFeed)) continue;
     const st = f.sync.feed.stats;
@@ -501,11 +502,14 @@ async function loadPositions(
   rest: RestStack,
   book: InstrumentBook,
   risk: RiskGate,
+  engine: Engine,
   category: string,
   log: Logger,
 ): Promise<void> {
   try {
     const res = await rest.client.positions({ category });
+    // Also the ledger behind PositionUpdate (sent to each session at logon, then on change).
+    engine.onPositions(res.list ?? []);
     const net = new Map<number, number>();
     for (const p of res.list ?? []) {
       const e = book.find("hft", category, p.symbol);
