@@ -44,7 +44,14 @@ import {
 import type { Ev } from "../orders/status.js";
 import { Ev as EV } from "../orders/status.js";
 import { monoNs } from "../protocol/clock.js";
-import { type Body, CancelAllScope, CancelRejectReason, QueryScope, UnknownOp } from "../protocol/schema.js";
+import {
+  type Body,
+  CancelAllScope,
+  CancelRejectReason,
+  Liquidity,
+  QueryScope,
+  UnknownOp,
+} from "../protocol/schema.js";
 import type { RestClient } from "../rest/client.js";
 import {
   InvalidRequestError,
@@ -864,6 +871,17 @@ export class Engine implements GatewayEngine, OrderListener {
 
   // ---------------------------------------------------------------- venue events
 
+  /**
+   * A feed is about to apply an execution record that says maker or taker (v5 `isMaker`): the Fill it
+   * produces (same execId, synchronously inside the apply) carries it.
+   */
+  noteLiquidity(execId: string, isMaker: boolean): void {
+    this.liqExecId = execId;
+    this.liq = isMaker ? Liquidity.Maker : Liquidity.Taker;
+  }
+  private liqExecId = "";
+  private liq = 0;
+
   /** A push feed is about to apply a venue record (its tap): the next message sent is timed from here. */
   noteVenueEvent(tsNs: number): void {
     this.tapNs = tsNs;
@@ -941,7 +959,9 @@ export class Engine implements GatewayEngine, OrderListener {
     this.risk.onFill(o.clientId, f.lots);
     if (this.replaying) return;
     const e = this.book.byId(o.instrumentId);
-    this.toOwner(o, "Fill", fillBody(o, e?.inst.quote ?? "", f.execId, f.pxTicks, f.lots, f.fee, 0));
+    const liq = f.execId === this.liqExecId ? this.liq : 0;
+    this.liqExecId = "";
+    this.toOwner(o, "Fill", fillBody(o, e?.inst.quote ?? "", f.execId, f.pxTicks, f.lots, f.fee, 0, liq));
     if (this.venueEventNs > 0) this.venueEventSent = true;
     else if (this.tapNs > 0) {
       this.m.streamToStrategy.record(storeNs() - this.tapNs);

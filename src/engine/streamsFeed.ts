@@ -7,6 +7,7 @@
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
 import { monoNs, Source } from "../orders/index.js";
+import type { V5Execution } from "../rest/wire.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import { OrderSync } from "../streams/index.js";
 import type { FeedContext } from "./lifecycle.js";
@@ -81,6 +82,11 @@ export class StreamsFeed implements VenueFeed {
       onBalance: (book) => engine.onBalances(book.all()),
       tap: (kind, source, clientId, raw) => {
         engine.noteVenueEvent(monoNs());
+        if (kind === "v5Execution") {
+          // The feed validated the record's ids before its tap; isMaker is used only when it is a boolean.
+          const x = raw as V5Execution;
+          if (typeof x.isMaker === "boolean") engine.noteLiquidity(x.execId, x.isMaker);
+        }
         journal?.event({
           source: `${KIND_PREFIX[kind] ?? kind}-${SOURCE_NAME[source] ?? source}`,
           clientId,

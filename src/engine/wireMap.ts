@@ -209,12 +209,13 @@ export function fillBody(
   lots: number,
   fee: number,
   exchangeTimeMs: number,
+  liquidity = 0,
 ): Body<"Fill"> {
   FILL.clOrdNo = o.clientOrderNo;
   FILL.instrumentId = o.instrumentId;
   FILL.side = SIDE_TO_WIRE[o.side];
-  // [assumed] neither venue feed tells maker/taker on every path: 0 = not reported.
-  FILL.liquidity = 0;
+  // Known only from HFT execution records (isMaker); 0 = the source did not say.
+  FILL.liquidity = liquidity;
   // The wire field holds 40 bytes; synthesized ids (exchange UUID + ":" + lots) can be longer.
   FILL.execId = execId.length <= 40 ? execId : `${o.clientId}:${o.filledLots}`.slice(0, 40);
   FILL.priceTicks = Math.round(pxTicks);

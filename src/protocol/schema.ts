@@ -76,7 +76,8 @@ export const CancelRejectReason = {
   VenueRejected: 5,
   Throttled: 6,
 } as const;
-export const Liquidity = { Maker: 1, Taker: 2 } as const;
+/** 0 = the source did not say (see Fill in PROTOCOL.md). */
+export const Liquidity = { Unknown: 0, Maker: 1, Taker: 2 } as const;
 export const TradingStateValue = { Active: 1, Reducing: 2, Halted: 3 } as const;
 export const CreditBucket = { Account: 0, Create: 1, Cancel: 2, Query: 3 } as const;
 export const UnknownOp = { NewOrder: 1, Cancel: 2 } as const;

@@ -31,6 +31,7 @@ describe("order lifecycle through the whole chain", () => {
     const fa = await fillA;
     expect(fa.qtyLots).toBe(40);
     expect(fa.priceTicks).toBe(5_000_000);
+    expect(fa.liquidity).toBe(0); // Spot records do not say maker or taker
     expect((await partA).cumQtyLots).toBe(40);
     expect((await filledB).cumQtyLots).toBe(40);
 

@@ -1,0 +1,89 @@
+/**
+ * Fill.liquidity: maker/taker from the venue's HFT execution records (`isMaker`) reaches the strategy
+ * through the push feed's tap; fills whose source does not say carry 0.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadKeyPair } from "../../src/auth/keys.js";
+import { generateKeyHex } from "../../src/commands/keygen.js";
+import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
+import { Source } from "../../src/orders/index.js";
+import { Liquidity, OrderStatus, Side, Tif } from "../../src/protocol/schema.js";
+import { makeGrid } from "../../src/rest/orderParams.js";
+import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { type Harness, next, startHarness } from "./harness.js";
+
+let t: Harness;
+let other: RestStack;
+beforeAll(async () => {
+  // No poll and no query after the ack: the test hands the venue's execution record to the feed itself.
+  t = await startHarness({ "streams.pollIntervalMs": 60_000, "orders.hftQueryAfterAck": false });
+  const kp = generateKeyHex();
+  t.h.sim!.registerAccount(kp.apiKey);
+  other = createRestStack({
+    keys: loadKeyPair(kp.secretKey),
+    spotBaseUrl: t.h.sim!.baseUrl,
+    hftBaseUrl: t.h.sim!.baseUrl,
+    presign: false,
+    clock: false,
+  });
+});
+afterAll(async () => {
+  await other?.stop();
+  await t?.close();
+});
+
+const restOther = (side: "buy" | "sell") =>
+  other.client.createHftOrder(
+    {
+      category: "linear",
+      symbol: "BTCUSDT",
+      side,
+      orderType: "limit",
+      qty: "0.002",
+      price: "64000",
+      positionIdx: 0,
+      timeInForce: "GTC",
+    },
+    makeGrid("0.1", "0.001"),
+  );
+
+async function feedExecutions(orderId: string): Promise<string[]> {
+  const feed = (t.h.feeds[0] as StreamsFeed).sync.feed;
+  const list = (await t.h.rest.client.executions({ category: "linear", orderId })).list;
+  for (const x of list) feed.v5Execution(x, Source.Poll);
+  return list.map((x) => `${x.execId}:${x.isMaker}`);
+}
+
+describe("fill liquidity", () => {
+  it("maker: our resting order filled by someone else's", async () => {
+    const c = await t.client("liq-maker");
+    const btc = t.inst("linear", "BTCUSDT");
+    const ack = next(c, "ack");
+    c.placeOrder({ instrumentId: btc, side: Side.Buy, priceTicks: 640_000, qtyLots: 2 });
+    const { exchangeOrderId } = await ack;
+    await restOther("sell");
+    const fill = next(c, "fill");
+    const execs = await feedExecutions(exchangeOrderId);
+    expect(execs).toHaveLength(1);
+    expect(execs[0]).toMatch(/:true$/);
+    const f = await fill;
+    expect(f.liquidity).toBe(Liquidity.Maker);
+    expect(`${f.execId}:true`).toBe(execs[0]);
+    expect(f.qtyLots).toBe(2);
+  });
+
+  it("taker: our IOC crossing a resting order", async () => {
+    const c = await t.client("liq-taker");
+    const btc = t.inst("linear", "BTCUSDT");
+    await restOther("sell");
+    const ack = next(c, "ack");
+    c.placeOrder({ instrumentId: btc, side: Side.Buy, priceTicks: 640_000, qtyLots: 2, tif: Tif.IOC });
+    const { exchangeOrderId } = await ack;
+    const fill = next(c, "fill");
+    const filled = next(c, "update", (u) => u.status === OrderStatus.Filled);
+    const execs = await feedExecutions(exchangeOrderId);
+    expect(execs[0]).toMatch(/:false$/);
+    expect((await fill).liquidity).toBe(Liquidity.Taker);
+    await filled;
+  });
+});
