@@ -10,7 +10,7 @@ import { GatewayClient } from "../../src/client/index.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
 import { startEngine } from "../../src/engine/index.js";
 import { encodeC2G } from "../../src/protocol/codec.js";
-import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
+import { CODES, OrderStatus, OrdType, Side, Tif } from "../../src/protocol/schema.js";
 import { type SimHandle, startSimulator } from "../../src/sim/index.js";
 import { next, silent, testConfig } from "./harness.js";
 
@@ -92,6 +92,12 @@ describe("client order numbers after a gateway restart", () => {
       await eighth;
       expect(sim.counters.ordersCreated("hft")).toBe(created + 1);
       expect(h2.engine.store.liveOrders().length).toBe(liveBefore + 1);
+      // Orders from before the restart are reachable by their numbers again (cancel, query).
+      const [q2] = await c2.query(2);
+      expect(q2?.status).toBe(OrderStatus.New);
+      const gone = next(c2, "update", (u) => u.clOrdNo === 1 && u.status === OrderStatus.Cancelled);
+      c2.cancel(1);
+      await gone;
       c2.cancelAll();
       await c2.close();
     } finally {
