@@ -322,6 +322,53 @@ export function crashScenario(): void {
       }
     }, 40_000);
 
+    it("graceful stop (SIGTERM) mid-burst and restart: nothing lost or duplicated", async () => {
+      ensureBuilt();
+      const v = await startVenue();
+      const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-term-"));
+      const cfgFile = join(dir, "config.json");
+      const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
+      let s: Strategy | undefined;
+      try {
+        await firstStart(gp, cfgFile, v, dir);
+        s = await new Strategy(gp.url, TOKEN, "term-alpha", { autoReconnect: true }).connect();
+        const ids = await instrumentIds(s);
+        v.faults.add({ kind: "latency", endpoint: "POST /trade/api/v2/order", ms: 300, count: 4 });
+        v.faults.add({ kind: "latency", endpoint: "POST /v5/order/create", ms: 300, count: 4 });
+        for (let i = 0; i < 20; i++) {
+          if (i % 2 === 0) s.place(ids.spot, "buy", 5_300_000 - i * 10, 100);
+          else s.place(ids.hft, "buy", 320_000 - i * 10, 5);
+        }
+        await sleep(30);
+        await gp.stop(); // SIGTERM while creates are in flight
+        v.faults.extra++;
+        await counterSpot(v, "sell", 5_299_000, 0.0012);
+        await gp.start();
+        await until(() => s!.client.connected, 5_000, "reconnected");
+        for (let i = 0; i < 6; i++) s.place(ids.hft, "buy", 315_000 - i * 10, 5);
+        await sleep(500);
+        const t = await converge(
+          () => s!.views(),
+          () => venueOrders(v.sim, v.keys.apiKey),
+          8_000,
+        );
+        record({
+          scenario: "gateway SIGTERM mid-burst + restart",
+          orders: s.placed.length,
+          faults: v.faults.fired(),
+          lost: t.lost,
+          duplicated: t.duplicated,
+          mismatched: t.mismatched.length,
+        });
+        expect(t.details).toEqual([]);
+      } finally {
+        await s?.close();
+        await gp.stop();
+        await v.sim.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 40_000);
+
     it("a kill switch survives a crash: the restarted gateway is still halted", async () => {
       // The operator halted trading, then the process died. Coming back active would undo the halt.
       ensureBuilt();
