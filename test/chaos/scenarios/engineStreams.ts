@@ -94,6 +94,40 @@ export function engineStreamScenarios(): void {
       }
     }, 30_000);
 
+    it("gateway started while the order stream is unreachable: trades on polling, then the stream joins", async () => {
+      const v = await startVenue();
+      const proxy = await new CuttableProxy(v.sim.port).start();
+      proxy.cut(3_000);
+      const rig = await startEngineRig(v, { "venue.streamUrl": proxy.url });
+      try {
+        const s = await rig.strategy("alpha");
+        const spotId = rig.inst("spot", "BTC/INR");
+        for (let i = 0; i < 20; i++) s.place(spotId, "buy", 5_300_000 - i * 10, 100);
+        await until(() => s.unanswered().length === 0, 3_000, "answers");
+        expect(s.placed.every((n) => s.told.get(n)!.acks === 1)).toBe(true);
+        await counterSpot(v, "sell", 5_299_000, 0.0025);
+        for (let i = 10; i < 20; i += 3) s.cancel(s.placed[i]!);
+        await until(() => !proxy.isCut, 4_000, "stream reachable");
+        await sleep(1_000);
+        await counterSpot(v, "sell", 5_299_000, 0.0012);
+        const t = await engineTruth(v, [s]);
+        record({
+          scenario: "engine: started with the order stream unreachable",
+          orders: s.placed.length,
+          faults: proxy.stats.cuts + proxy.stats.refused,
+          lost: t.lost,
+          duplicated: t.duplicated,
+          mismatched: t.mismatched.length,
+        });
+        expect(t.details).toEqual([]);
+        expect(await fillsAddUp(s)).toEqual([]);
+      } finally {
+        await rig.close();
+        await proxy.stop();
+        await v.sim.stop();
+      }
+    }, 30_000);
+
     it("stream messages duplicated and reordered: every fill told once, truth holds", async () => {
       const v = await startVenue({
         faults: { streams: { duplicateProbability: 0.3, reorderProbability: 0.3 } },
