@@ -220,8 +220,10 @@ function main(): void {
   const file = process.argv[2] ?? join(here, "..", "..", "..", "bench", "results", "latest.json");
   const doc = JSON.parse(readFileSync(file, "utf8")) as Json;
   const m = (doc.machine ?? {}) as Json;
+  const load = at(doc, "results.e2e.load_average_1m") as Json | undefined;
   const lines = [
-    `Measured ${String(doc.measuredAt)} on ${String(m.model)}, ${String(m.cpus)} vCPUs, Node ${String(m.node)}.`,
+    `Measured ${String(doc.measuredAt)} on ${String(m.model)}, ${String(m.cpus)} vCPUs, Node ${String(m.node)}` +
+      (load ? ` (1-minute load average ${num(load.before)} → ${num(load.after)} over the e2e suite).` : "."),
     "Latencies are p50 / p99 / p99.9 in µs; ratios are p50 against the floor measured in the same run.",
     "",
     "| suite | what | figure | floor (same run) | ratio | target |",
