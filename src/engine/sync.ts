@@ -86,7 +86,7 @@ export class VenueSync implements VenueFeed {
   /** Wall-clock ms of the last successful venue answer (health). */
   lastVenueOkMs = 0;
   ready = false;
-  readonly stats = { polls: 0, queries: 0, applied: 0, resends: 0, escalations: 0 };
+  readonly stats = { polls: 0, queries: 0, throttledQueries: 0, applied: 0, resends: 0, escalations: 0 };
   private readonly policy: ResolutionPolicy;
   private readonly replayPolicy: ResolutionPolicy;
 
@@ -195,8 +195,18 @@ export class VenueSync implements VenueFeed {
     try {
       const inResolution =
         o.status === Status.PendingNew || o.status === Status.Unknown || o.status === Status.PendingCancel;
+      // Our own limiter refusing the query sends nothing and learns nothing: it must not use up one of
+      // the order's bounded attempts (else a busy restart escalates orders no query ever reached).
+      const cls: LimitClass = o.surface === "spot" ? "spot.listOrders" : "hft.query";
+      const lim = this.limiter?.acquire(cls, "query", 0);
+      if (lim !== undefined && lim.status !== "granted") {
+        if (lim.status === "queued") lim.withdraw();
+        this.stats.throttledQueries++;
+        this.urgent.add(o.clientId);
+        return;
+      }
       if (inResolution) this.engine.store.noteResolveAttempt(o);
-      const f = await this.query(o);
+      const f = await this.query(o, cls);
       if (!inResolution) {
         if (f.outcome.kind === "found") this.applyFound(o, f, Source.Query);
         return;
@@ -251,15 +261,10 @@ export class VenueSync implements VenueFeed {
     }
   }
 
-  private async query(o: Order): Promise<Found> {
+  /** One query by client id; the caller has taken the limiter token for `cls`. */
+  private async query(o: Order, cls: LimitClass): Promise<Found> {
     this.stats.queries++;
     this.metrics.resolutions.inc();
-    const cls: LimitClass = o.surface === "spot" ? "spot.listOrders" : "hft.query";
-    const lim = this.limiter?.acquire(cls, "query", 0);
-    if (lim !== undefined && lim.status !== "granted") {
-      if (lim.status === "queued") lim.withdraw();
-      return { outcome: NETWORK };
-    }
     try {
       if (o.surface === "hft") {
         const res = await this.client.realtime({ category: this.o.hftCategory, orderLinkId: o.clientId });
