@@ -237,7 +237,15 @@ export class VenueSync implements VenueFeed {
           this.engine.resendCreate(o);
           break;
         case "apply_event":
-          this.journal?.note({ text: `resolution: ${d.reason}`, clientId: o.clientId });
+          // Journaled as the create's answer (the venue said "no such order"), not as a note: a later
+          // replay applies it, so the order is not replayed as in flight at every restart.
+          this.journal?.response({
+            clientId: o.clientId,
+            op: "create",
+            status: 404,
+            latencyUs: 0,
+            body: `resolution: ${d.reason}`,
+          });
           this.engine.store.rejectCreate(o.clientId, d.reason);
           break;
         case "escalate":
