@@ -176,10 +176,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const log = o.log ?? (() => {});
   const session = o.sessionName ?? `demo-${process.pid}`;
   const client = new GatewayClient({ url: o.url, token: o.token, sessionName: session, heartbeatMs: 1_000 });
-  // A refused connection surfaces as a rejected connect() promise; swallow the emitter's copy.
-  client.on("protocolError", () => {});
   try {
-    await withTimeout(client.connect(), o.connectTimeoutMs ?? 5_000, "logon");
+    await withTimeout(client.connect(), o.connectTimeoutMs ?? 5_000, `logon at ${o.url}`);
   } catch (err) {
     await client.close();
     throw err instanceof DemoError ? err : connectError(o.url, err);
