@@ -87,6 +87,8 @@ export class StreamsFeed implements VenueFeed {
           const x = raw as V5Execution;
           if (typeof x.isMaker === "boolean") engine.noteLiquidity(x.execId, x.isMaker);
         }
+        // A request answered after the feed stopped: the journal closes right after, never write to it.
+        if (this.stopped) return;
         journal?.event({
           source: `${KIND_PREFIX[kind] ?? kind}-${SOURCE_NAME[source] ?? source}`,
           clientId,
@@ -105,7 +107,9 @@ export class StreamsFeed implements VenueFeed {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.sync.stop();
+    this.stopped = true;
   }
+  private stopped = false;
   async reconcile(): Promise<void> {
     await this.sync.reconcile();
   }

@@ -207,6 +207,7 @@ export class VenueSync implements VenueFeed {
       }
       if (inResolution) this.engine.store.noteResolveAttempt(o);
       const f = await this.query(o, cls);
+      if (this.stopped) return; // answered after shutdown: the journal and the store are closed
       if (!inResolution) {
         if (f.outcome.kind === "found") this.applyFound(o, f, Source.Query);
         return;
@@ -457,6 +458,7 @@ export class VenueSync implements VenueFeed {
   }
 
   private applyV5(o: Order, row: V5OrderRecord, source: Source): void {
+    if (this.stopped) return; // a poll answered after shutdown
     const print = `${row.orderStatus}|${row.cumExecQty}|${row.updatedTime}`;
     if (this.seenPrint.get(o.clientId) === print && !needsAnswer(o)) return;
     const e = this.book.byId(o.instrumentId);
@@ -482,6 +484,7 @@ export class VenueSync implements VenueFeed {
   }
 
   private applySpot(o: Order, rec: SpotOrderRecord, source: Source): void {
+    if (this.stopped) return;
     const print = `${rec.status}|${rec.executed_qty}|${rec.updated_time}`;
     if (this.seenPrint.get(o.clientId) === print && !needsAnswer(o)) return;
     const e = this.book.byId(o.instrumentId);
