@@ -100,6 +100,24 @@ describe.each<JournalFormat>(["ndjson", "binary"])("journal (%s)", (format) => {
     expect(r.records[4]).toMatchObject({ body: expect.stringContaining("ünïcødé ✓") });
   });
 
+  it.each(["sync", "async"] as const)(
+    "writes the same bytes with writeMode %s, in order, across many turns",
+    async (writeMode) => {
+      const j = mk({ format, writeMode });
+      for (let i = 0; i < 300; i++) {
+        writeSample(j);
+        if (i % 50 === 0) await j.flush();
+        if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+      }
+      await j.close();
+      const r = readJournal(j.path);
+      expect(r.tornBytes).toBe(0);
+      expect(r.corrupt).toBe(0);
+      expect(r.records).toHaveLength(1800);
+      expect(r.records.every((x, i) => x.seq === i + 1)).toBe(true);
+    },
+  );
+
   it("never writes fields outside the whitelist (headers, signatures, keys)", async () => {
     const j = mk({ format });
     const secret = "deadbeefcafebabe0123456789abcdef";
