@@ -824,6 +824,11 @@ export class Engine implements GatewayEngine, OrderListener {
     if (!this.risk.setState(to, reason, "command")) this.broadcastState(reason);
   }
 
+  /** Start-up: the last trading state the journal holds (a halt is lifted only by an admin). */
+  restoreTradingState(state: "active" | "reducing" | "halted"): void {
+    this.risk.setState(state, "restored from the journal", "command");
+  }
+
   private broadcastState(reason: string): void {
     this.sink.broadcast("TradingState", {
       state: STATE_TO_WIRE[this.risk.state],
@@ -983,8 +988,11 @@ export class Engine implements GatewayEngine, OrderListener {
 
   private onTradingState(c: TradingStateChange): void {
     // After shutdown the journal is closed (a late write failure can still report a state change).
-    if (!this.dead)
+    if (!this.dead) {
       this.journal?.note({ text: `trading state ${c.from} -> ${c.to} (${c.source}): ${c.reason}` });
+      // The machine-readable record replay restores from (a halt survives a crash).
+      this.journal?.command({ session: "engine", op: "state", reason: c.to });
+    }
     this.log.warn({ from: c.from, to: c.to, source: c.source, reason: c.reason }, "trading state changed");
     this.broadcastState(c.reason);
   }

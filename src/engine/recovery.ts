@@ -4,6 +4,8 @@
  * reconciliation (`VenueSync.reconcile`), the same path a stream reconnect takes; orders whose last
  * request has no known outcome are resolved by client id there, before anything is re-sent.
  */
+import { statSync } from "node:fs";
+import { basename } from "node:path";
 import type { Logger } from "pino";
 import { type JournalRecord, listJournals, replayJournals, unresolvedRequests } from "../journal/index.js";
 import {
@@ -29,6 +31,21 @@ export interface ReplaySummary {
   unresolved: number;
   skipped: number;
   tornBytes: number;
+}
+
+/**
+ * Journal files oldest first. Names carry the start second (then the pid, then `-n` for a second file
+ * of one process in one second), so name order is wrong within a second (`-1` sorts before the first
+ * file, pids sort as text): within the same start second the last-modified time decides.
+ */
+export function chronological(paths: readonly string[]): string[] {
+  const rows = paths.map((p) => ({
+    p,
+    k: /^hftgate-(\d{8}(?:T\d{6}Z)?)/.exec(basename(p))?.[1] ?? "",
+    m: statSync(p).mtimeMs,
+  }));
+  rows.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.m - b.m || (a.p < b.p ? -1 : 1)));
+  return rows.map((r) => r.p);
 }
 
 /** `no=12;inst=hft:linear:BTCUSDT;pos=0` → fields (the engine writes this into the command's `reason`). */
@@ -57,17 +74,22 @@ export function replayInto(
   exclude: string | undefined,
   log: Logger,
 ): { summary: ReplaySummary; replayedIds: string[] } {
-  const files = listJournals(dir).filter((f) => f !== exclude);
+  const files = chronological(listJournals(dir).filter((f) => f !== exclude));
   const store = engine.store;
   const ev = newEvent();
   const all: JournalRecord[] = [];
   let skipped = 0;
+  let lastState: "active" | "reducing" | "halted" | undefined;
   engine.replaying = true;
   const apply = (r: JournalRecord): void => {
     all.push(r);
     const id = r.clientId ?? "";
     switch (r.k) {
       case "cmd": {
+        if (r.op === "state") {
+          if (r.reason === "active" || r.reason === "reducing" || r.reason === "halted") lastState = r.reason;
+          return;
+        }
         if (r.op !== "new" || !id) return;
         const tag = parseOrderTag(r.reason);
         const e = tag ? book.byKey(tag.inst) : undefined;
@@ -161,6 +183,10 @@ export function replayInto(
     res = replayJournals(files, apply);
   } finally {
     engine.replaying = false;
+  }
+  if (lastState !== undefined && lastState !== "active") {
+    engine.restoreTradingState(lastState);
+    log.warn({ state: lastState }, "trading state restored from the journal");
   }
   const unresolved = unresolvedRequests(all);
   let orders = 0;

@@ -1,0 +1,83 @@
+/** The trading state survives a restart: a halt is journaled and restored; only an admin lifts it. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GatewayClient } from "../../src/client/index.js";
+import { generateKeyHex } from "../../src/commands/keygen.js";
+import { startEngine } from "../../src/engine/index.js";
+import { CODES, Side, TradingStateValue } from "../../src/protocol/schema.js";
+import { type SimHandle, startSimulator } from "../../src/sim/index.js";
+import { next, silent, testConfig } from "./harness.js";
+
+let sim: SimHandle;
+let dir: string;
+const kp = generateKeyHex();
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "hftgate-halt-restart-"));
+  sim = await startSimulator({ apiKeys: [kp.apiKey], market: { synthetic: false, tickMs: 0 } });
+});
+afterAll(async () => {
+  await sim?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const config = () =>
+  testConfig(
+    {
+      "venue.kind": "exchange",
+      "venue.spotBaseUrl": sim.baseUrl,
+      "venue.hftBaseUrl": sim.baseUrl,
+      "keys.secretKey": kp.secretKey,
+      "shutdown.timeoutMs": 500,
+    },
+    dir,
+  );
+
+describe("trading state across restarts", () => {
+  it("a Kill survives a restart; SetTradingState active lifts it, and that survives too", async () => {
+    const h1 = await startEngine(config(), { logger: silent });
+    try {
+      const ops = new GatewayClient({ url: h1.url, token: h1.adminToken, sessionName: "ops" });
+      await ops.connect();
+      const halted = next(ops, "tradingState");
+      ops.kill("desk: stop");
+      expect((await halted).state).toBe(TradingStateValue.Halted);
+      await ops.close();
+    } finally {
+      await h1.stop("restart");
+    }
+
+    const h2 = await startEngine(config(), { logger: silent });
+    try {
+      expect(h2.risk.state).toBe("halted");
+      const user = new GatewayClient({ url: h2.url, token: h2.token, sessionName: "user" });
+      expect((await user.connect()).tradingState).toBe(TradingStateValue.Halted);
+      const rej = next(user, "reject");
+      user.placeOrder({
+        instrumentId: h2.instruments.all().find((i) => i.symbol === "BTCUSDT")!.id,
+        side: Side.Buy,
+        priceTicks: 600_000,
+        qtyLots: 1,
+      });
+      expect((await rej).code).toBe(CODES.TradingHalted.code);
+      const ops = new GatewayClient({ url: h2.url, token: h2.adminToken, sessionName: "ops" });
+      await ops.connect();
+      const active = next(user, "tradingState");
+      ops.setTradingState(TradingStateValue.Active, "desk: resume");
+      expect((await active).state).toBe(TradingStateValue.Active);
+      await ops.close();
+      await user.close();
+    } finally {
+      await h2.stop("restart");
+    }
+
+    const h3 = await startEngine(config(), { logger: silent });
+    try {
+      expect(h3.risk.state).toBe("active");
+    } finally {
+      await h3.stop("test");
+    }
+  }, 15_000);
+});
