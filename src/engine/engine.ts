@@ -197,6 +197,8 @@ export class Engine implements GatewayEngine, OrderListener {
     this.positionPush.close();
     if (this.refreshTimer !== undefined) clearTimeout(this.refreshTimer);
     this.refreshTimer = undefined;
+    for (const t of this.codTimers) clearTimeout(t);
+    this.codTimers.clear();
   }
   private dead = false;
 
@@ -274,6 +276,13 @@ export class Engine implements GatewayEngine, OrderListener {
 
   onLogon(session: SessionInfo, _resumed: boolean): void {
     const owner = this.bind(session);
+    // The policy outlives this process: after a crash, replay re-arms cancel-on-disconnect from it.
+    const hb = session.heartbeatMs ?? 1000;
+    this.journal?.command({
+      session: session.name,
+      op: "logon",
+      reason: `cod=${session.codPolicy};hb=${hb}`,
+    });
     for (const b of this.balances.values()) this.sink.send(session.sessionId, "BalanceUpdate", b.body);
     for (const k of this.positions.keys()) {
       const body = this.positions.body(k, this.entryOf);
@@ -823,6 +832,41 @@ export class Engine implements GatewayEngine, OrderListener {
     this.journal?.command({ session: session.name, op: "tradingState", reason: `${to}: ${reason}` });
     if (!this.risk.setState(to, reason, "command")) this.broadcastState(reason);
   }
+
+  /**
+   * Start-up: sessions whose latest logon asked for cancel-on-disconnect (from the journal) lost their
+   * connection with the previous process. `armRestartCod` gives each `graceMs` to log on again, then
+   * cancels its live orders, as the gateway does after missed heartbeats.
+   */
+  noteRestartCod(sessionName: string, graceMs: number | undefined): void {
+    if (graceMs === undefined) this.restartCod.delete(sessionName);
+    else this.restartCod.set(sessionName, graceMs);
+  }
+  armRestartCod(): number {
+    let armed = 0;
+    for (const [name, graceMs] of this.restartCod) {
+      const owner = this.ownerOf(name);
+      if (this.store.liveOrders(owner).length === 0) continue;
+      armed++;
+      const t = setTimeout(() => {
+        this.codTimers.delete(t);
+        if (this.dead || this.ownerToSession.has(owner)) return; // it came back: its policy applies again
+        const list = this.store.liveOrders(owner);
+        this.log.info(
+          { session: name, orders: list.length },
+          "cancel on disconnect (not back after restart)",
+        );
+        this.journal?.command({ session: name, op: "cancelAll", reason: "cod after restart" });
+        for (const o of list) this.cancelOne(o, 0, false);
+      }, graceMs);
+      t.unref();
+      this.codTimers.add(t);
+    }
+    this.restartCod.clear();
+    return armed;
+  }
+  private readonly restartCod = new Map<string, number>();
+  private readonly codTimers = new Set<NodeJS.Timeout>();
 
   /** Start-up: the last trading state the journal holds (a halt is lifted only by an admin). */
   restoreTradingState(state: "active" | "reducing" | "halted"): void {

@@ -397,6 +397,9 @@ async function boot(
     );
   }
   cleanups.push(() => gateway.close());
+  // Cancel-on-disconnect sessions of the previous process get their heartbeat allowance from now on.
+  const codArmed = engine.armRestartCod();
+  if (codArmed > 0) log.info({ sessions: codArmed }, "cancel-on-disconnect re-armed after restart");
   metrics.gauge(
     "hftgate_sessions",
     "Strategy sessions known to the gateway",

@@ -33,6 +33,9 @@ export interface ReplaySummary {
   tornBytes: number;
 }
 
+/** Heartbeat intervals a COD session gets to come back after a restart (the gateway's default allowance). */
+const MISSED_HEARTBEATS = 3;
+
 /**
  * Journal files oldest first. Names carry the start second (then the pid, then `-n` for a second file
  * of one process in one second), so name order is wrong within a second (`-1` sorts before the first
@@ -86,6 +89,16 @@ export function replayInto(
     const id = r.clientId ?? "";
     switch (r.k) {
       case "cmd": {
+        if (r.op === "logon") {
+          // cod=<policy>;hb=<ms>: the latest logon of each session name decides.
+          const m = /^cod=(\d+);hb=(\d+)$/.exec(r.reason ?? "");
+          if (m)
+            engine.noteRestartCod(
+              String(r.session),
+              m[1] === "1" ? Number(m[2]) * MISSED_HEARTBEATS : undefined,
+            );
+          return;
+        }
         if (r.op === "state") {
           if (r.reason === "active" || r.reason === "reducing" || r.reason === "halted") lastState = r.reason;
           return;

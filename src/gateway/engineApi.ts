@@ -27,6 +27,8 @@ export interface SessionInfo {
   readonly connected: boolean;
   /** Logged on with the admin token (may use kill switch / trading-state commands the engine offers). */
   readonly admin: boolean;
+  /** The session's heartbeat interval (ms) as agreed at its latest logon. */
+  readonly heartbeatMs?: number;
 }
 
 /** Why a session's connection ended (passed to `onDisconnect`). */

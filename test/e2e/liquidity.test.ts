@@ -16,7 +16,11 @@ let t: Harness;
 let other: RestStack;
 beforeAll(async () => {
   // No poll and no query after the ack: the test hands the venue's execution record to the feed itself.
-  t = await startHarness({ "streams.pollIntervalMs": 60_000, "orders.hftQueryAfterAck": false });
+  t = await startHarness({
+    "streams.pollIntervalMs": 60_000,
+    "streams.auditIntervalMs": 60_000,
+    "orders.hftQueryAfterAck": false,
+  });
   const kp = generateKeyHex();
   t.h.sim!.registerAccount(kp.apiKey);
   other = createRestStack({
