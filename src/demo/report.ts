@@ -25,7 +25,12 @@ export function outcome(o: DemoOrder): string {
   if (o.fills.length > 0) {
     const lots = o.fills.reduce((a, f) => a + f.qtyLots, 0);
     const f = o.fills[0]!;
-    const liq = f.liquidity === Liquidity.Maker ? "maker" : "taker";
+    const liq =
+      f.liquidity === Liquidity.Maker
+        ? "maker"
+        : f.liquidity === Liquidity.Taker
+          ? "taker"
+          : "maker/taker unknown";
     const n = o.fills.length;
     parts.push(
       `filled ${stepsText(lots, o.inst.qtyStep)}${lots < o.qtyLots ? ` of ${stepsText(o.qtyLots, o.inst.qtyStep)}` : ""} ` +

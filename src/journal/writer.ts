@@ -66,6 +66,11 @@ export interface JournalStats {
 
 const CHUNK = 256 * 1024;
 
+/** `20261121T091500.123Z`: sorts like time. */
+function stampMs(ms: number): string {
+  return new Date(ms).toISOString().replace(/[-:]/g, "");
+}
+
 function stamp(ms: number): string {
   return new Date(ms)
     .toISOString()
@@ -318,10 +323,11 @@ export class Journal {
     const t = this.now();
     const ts = stamp(t);
     this.day = ts.slice(0, 8);
-    const base = this.opts.rotate === "day" ? `hftgate-${this.day}` : `hftgate-${ts}-${process.pid}`;
-    let name = `${base}.${ext}`;
+    // Run files sort by name in start order: milliseconds in the stamp, fixed-width pid and counter.
+    const runBase = `hftgate-${stampMs(t)}-${String(process.pid).padStart(10, "0")}`;
+    let name = this.opts.rotate === "day" ? `hftgate-${this.day}.${ext}` : `${runBase}-00.${ext}`;
     for (let i = 1; this.opts.rotate !== "day" && existsSync(join(this.opts.dir, name)); i++)
-      name = `${base}-${i}.${ext}`;
+      name = `${runBase}-${String(i).padStart(2, "0")}.${ext}`;
     this.filePath = join(this.opts.dir, name);
     this.fd = openSync(this.filePath, "a");
     if (fstatSync(this.fd).size === 0) {
