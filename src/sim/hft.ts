@@ -47,17 +47,28 @@ function bookOf(req: Req, symbol: string | undefined): Book | undefined {
   return symbol === undefined ? undefined : req.engine.book("hft", "linear", symbol);
 }
 
+/** `category` plus a known `symbol`: the symbol's book, or the error reply naming what is wrong. */
+function bookParam(
+  req: Req,
+  src: Record<string, unknown> | Map<string, string>,
+): { book: Book; reply?: undefined } | { book?: undefined; reply: Reply } {
+  const cat = category(req, src);
+  if (cat !== undefined) return { reply: cat };
+  const sym = reqString(src, "symbol", true);
+  if (!sym.ok) return { reply: p(req, "symbol is missing (required parameter)") };
+  const book = bookOf(req, sym.v);
+  if (book === undefined) return { reply: p(req, `symbol invalid: ${sym.v}`) };
+  return { book };
+}
+
 const SIDES: Record<string, boolean> = { Buy: true, Sell: false };
 const TIFS = new Set(["GTC", "IOC", "FOK"]);
 
 const createOrder: Handler = (req) => {
   const b = req.body;
-  const cat = category(req, b);
-  if (cat !== undefined) return cat;
-  const sym = reqString(b, "symbol", true);
-  if (!sym.ok) return p(req, "symbol is missing (required parameter)");
-  const book = bookOf(req, sym.v);
-  if (book === undefined) return p(req, `symbol invalid: ${sym.v}`);
+  const found = bookParam(req, b);
+  if (found.reply !== undefined) return found.reply;
+  const book = found.book;
   const inst = book.inst;
   const side = reqString(b, "side", true);
   if (!side.ok) return p(req, "side is missing (required parameter)");
@@ -145,12 +156,9 @@ const cancelOrder: Handler = (req) => {
 /** [assumed, Bybit-style] POST /v5/order/amend `{category, symbol, orderId | orderLinkId, qty?, price?}`. */
 const amendOrder: Handler = (req) => {
   const b = req.body;
-  const cat = category(req, b);
-  if (cat !== undefined) return cat;
-  const sym = reqString(b, "symbol", true);
-  if (!sym.ok) return p(req, "symbol is missing (required parameter)");
-  const book = bookOf(req, sym.v);
-  if (book === undefined) return p(req, `symbol invalid: ${sym.v}`);
+  const found = bookParam(req, b);
+  if (found.reply !== undefined) return found.reply;
+  const book = found.book;
   const inst = book.inst;
   const id = reqString(b, "orderId", false);
   const link = reqString(b, "orderLinkId", false);
@@ -385,12 +393,9 @@ const tickers: Handler = (req) => {
 };
 
 const orderbook: Handler = (req) => {
-  const cat = category(req, req.query);
-  if (cat !== undefined) return cat;
-  const sym = reqString(req.query, "symbol", true);
-  if (!sym.ok) return p(req, "symbol is missing (required parameter)");
-  const b = bookOf(req, sym.v);
-  if (b === undefined) return p(req, `symbol invalid: ${sym.v}`);
+  const found = bookParam(req, req.query);
+  if (found.reply !== undefined) return found.reply;
+  const b = found.book;
   const lim = reqNumber(req.query, "limit", false);
   if (!lim.ok || (lim.v !== undefined && (!Number.isInteger(lim.v) || lim.v < 1 || lim.v > 500)))
     return p(req, "limit invalid: 1 to 500");
@@ -423,12 +428,9 @@ const positions: Handler = (req) => {
 
 const setLeverage: Handler = (req) => {
   const b = req.body;
-  const cat = category(req, b);
-  if (cat !== undefined) return cat;
-  const sym = reqString(b, "symbol", true);
-  if (!sym.ok) return p(req, "symbol is missing (required parameter)");
-  const book = bookOf(req, sym.v);
-  if (book === undefined) return p(req, `symbol invalid: ${sym.v}`);
+  const found = bookParam(req, b);
+  if (found.reply !== undefined) return found.reply;
+  const book = found.book;
   const bl = reqNumber(b, "buyLeverage", true);
   if (!bl.ok) return p(req, "buyLeverage is missing (required parameter)");
   const sl = reqNumber(b, "sellLeverage", true);
