@@ -22,6 +22,8 @@ export interface Conn {
   end(code: number, reason: string): void;
   /** Runs fn with writes batched into one syscall where the transport supports it. */
   cork(fn: () => void): void;
+  /** True while sends are already batched into one write (inside a uWS callback or a cork). */
+  corked(): boolean;
 }
 
 export interface TransportHandlers<L> {
@@ -81,6 +83,9 @@ class UwsConn implements Conn {
     setTimeout(() => {
       if (!this.closed) this.ws.close();
     }, FORCE_CLOSE_MS).unref();
+  }
+  corked(): boolean {
+    return uwsCorked;
   }
   cork(fn: () => void): void {
     if (this.closed || uwsCorked) {
@@ -203,6 +208,9 @@ class WsConn implements Conn {
   }
   cork(fn: () => void): void {
     fn();
+  }
+  corked(): boolean {
+    return false;
   }
 }
 
