@@ -368,10 +368,15 @@ export class RestClient {
   }
 }
 
-/** Collects one response and settles the caller's promise through parseResponse. */
+/**
+ * Collects one response and settles the caller's promise through parseResponse. Implements undici's
+ * classic handler methods (raw header buffers): the newer onResponse* interface makes undici wrap
+ * every request in two adapter objects and build a header object per response, of which only
+ * Retry-After is ever read.
+ */
 class Collector implements Dispatcher.DispatchHandler {
   private status = 0;
-  private retryAfter: unknown;
+  private retryAfter: string | undefined;
   private first: Buffer | undefined;
   private rest: Buffer[] | undefined;
 
@@ -381,23 +386,24 @@ class Collector implements Dispatcher.DispatchHandler {
     private readonly reject: (e: unknown) => void,
   ) {}
 
-  onRequestStart(): void {}
+  onConnect(): void {}
 
-  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Record<string, unknown>): void {
+  onHeaders(status: number, rawHeaders: Buffer[]): boolean {
     this.status = status;
-    this.retryAfter = headers["retry-after"];
+    this.retryAfter = findRetryAfter(rawHeaders);
+    return true;
   }
 
-  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.first === undefined) {
-      this.first = chunk;
-      return;
+  onData(chunk: Buffer): boolean {
+    if (this.first === undefined) this.first = chunk;
+    else {
+      if (this.rest === undefined) this.rest = [this.first];
+      this.rest.push(chunk);
     }
-    if (this.rest === undefined) this.rest = [this.first];
-    this.rest.push(chunk);
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     const buf = this.rest !== undefined ? Buffer.concat(this.rest) : this.first;
     const text = buf === undefined ? "" : buf.toString("utf8");
     try {
@@ -407,9 +413,20 @@ class Collector implements Dispatcher.DispatchHandler {
     }
   }
 
-  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+  onError(err: Error): void {
     this.reject(transportError(err, this.ep.id));
   }
+}
+
+/** First Retry-After value (latin1, as undici's own header parsing gives it), from raw name/value pairs. */
+function findRetryAfter(raw: Buffer[]): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 11 && name.toString("latin1").toLowerCase() === "retry-after") {
+      return raw[i + 1]!.toString("latin1");
+    }
+  }
+  return undefined;
 }
 
 function v5Query<T extends object>(f: T, keys: readonly string[]): [string, string][] {
