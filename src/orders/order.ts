@@ -88,6 +88,9 @@ export interface NewOrderRequest {
   qtyLots: number;
 }
 
+/** Shared empty execution-id set of orders without executions; the store swaps in a real set at the first id. */
+export const NO_EXEC_IDS: Set<string> = new Set();
+
 export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): Order {
   return {
     clientId,
@@ -120,7 +123,7 @@ export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): O
     cancelSentNs: 0,
     updatedNs: nowNs,
     history: [Status.PendingNew, nowNs],
-    execIds: new Set(),
+    execIds: NO_EXEC_IDS,
     execRing: [],
     execRingPos: 0,
     sends: 0,

@@ -7,7 +7,7 @@
 
 import { copyEvent, newEvent, type OrderEvent, resetEvent, Source } from "./event.js";
 import { type CancelDecision, cancelGuard } from "./guards.js";
-import { ClientIdMinter, monoNs, type NewOrderRequest, newOrder, type Order } from "./order.js";
+import { ClientIdMinter, monoNs, type NewOrderRequest, NO_EXEC_IDS, newOrder, type Order } from "./order.js";
 import { EVENT_COUNT, Ev, isVenueStatusEvent, STATUS_NAMES, Status, TERMINAL } from "./status.js";
 import {
   DROP_BASE,
@@ -186,7 +186,7 @@ export class OrderStore {
     perSession.set(req.clientOrderNo, o);
     this.addLive(o);
     // Events that arrived for this client id before we knew it (e.g. replay) are applied now.
-    this.drain(`c:${id}`);
+    if (this.pending.size > 0) this.drain(`c:${id}`);
     return o;
   }
 
@@ -471,6 +471,7 @@ export class OrderStore {
         r.drop = "duplicate_exec";
         return;
       }
+      if (o.execIds === NO_EXEC_IDS) o.execIds = new Set();
       o.execIds.add(id);
       if (o.execRing.length < this.maxExecIds) o.execRing.push(id);
       else {
