@@ -81,7 +81,7 @@ export function encodeBinary(
       p += 8;
     } else {
       if (typeof v !== "string") throw new JournalError(`journal ${kind}.${name}: expected string`);
-      const n = buf.write(v, p + 4, "utf8");
+      const n = writeUtf8(buf, v, p + 4);
       buf.writeUInt32LE(n, p);
       p += 4 + n;
     }
@@ -91,6 +91,21 @@ export function encodeBinary(
   buf.writeUInt32LE(p - start - 8, start);
   buf.writeUInt32LE(crc32(buf.subarray(start + 8, p)), start + 4);
   return p;
+}
+
+/**
+ * UTF-8 bytes of `v` at `off`; returns their count. Short ASCII strings (nearly every journal field)
+ * are copied by hand: Buffer#write's per-call cost dominates them. Same bytes either way.
+ */
+function writeUtf8(buf: Buffer, v: string, off: number): number {
+  const n = v.length;
+  if (n > 64) return buf.write(v, off, "utf8");
+  for (let i = 0; i < n; i++) {
+    const c = v.charCodeAt(i);
+    if (c >= 0x80) return buf.write(v, off, "utf8");
+    buf[off + i] = c;
+  }
+  return n;
 }
 
 export type DecodeOutcome = { rec: JournalRecord; next: number } | "torn" | "corrupt";
