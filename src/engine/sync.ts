@@ -16,6 +16,7 @@ import {
   decideResolution,
   eventFromSpotOrder,
   eventFromV5Order,
+  type Grid,
   monoNs,
   NormalizeError,
   newEvent,
@@ -458,44 +459,48 @@ export class VenueSync implements VenueFeed {
   }
 
   private applyV5(o: Order, row: V5OrderRecord, source: Source): void {
-    if (this.stopped) return; // a poll answered after shutdown
     const print = `${row.orderStatus}|${row.cumExecQty}|${row.updatedTime}`;
-    if (this.seenPrint.get(o.clientId) === print && !needsAnswer(o)) return;
-    const e = this.book.byId(o.instrumentId);
-    if (e === undefined) return;
-    this.journal?.event({
-      source: source === Source.Poll ? "hft-poll" : "hft-query",
-      clientId: o.clientId,
-      body: JSON.stringify(row),
-    });
-    try {
-      eventFromV5Order(row, e.grid, source, monoNs(), this.ev);
-    } catch (err) {
-      if (err instanceof NormalizeError) {
-        this.metrics.invalidEvents.inc();
-        return;
-      }
-      throw err;
-    }
-    this.seenPrint.set(o.clientId, print);
-    this.stats.applied++;
-    this.engine.applyVenueEvent(this.ev);
-    if (TERMINAL[o.status]) this.seenPrint.delete(o.clientId);
+    this.applyRecord(
+      o,
+      row,
+      print,
+      source,
+      source === Source.Poll ? "hft-poll" : "hft-query",
+      eventFromV5Order,
+    );
   }
 
   private applySpot(o: Order, rec: SpotOrderRecord, source: Source): void {
-    if (this.stopped) return;
     const print = `${rec.status}|${rec.executed_qty}|${rec.updated_time}`;
+    this.applyRecord(
+      o,
+      rec,
+      print,
+      source,
+      source === Source.Poll ? "spot-poll" : "spot-query",
+      eventFromSpotOrder,
+    );
+  }
+
+  /**
+   * One venue record of a known order: skipped when nothing changed since the last one (same status,
+   * cumulative quantity and update time), else journaled, normalised and applied.
+   */
+  private applyRecord<R>(
+    o: Order,
+    rec: R,
+    print: string,
+    source: Source,
+    journalSource: string,
+    normalize: (rec: R, grid: Grid, source: Source, ns: number, ev: OrderEvent) => unknown,
+  ): void {
+    if (this.stopped) return; // a poll answered after shutdown
     if (this.seenPrint.get(o.clientId) === print && !needsAnswer(o)) return;
     const e = this.book.byId(o.instrumentId);
     if (e === undefined) return;
-    this.journal?.event({
-      source: source === Source.Poll ? "spot-poll" : "spot-query",
-      clientId: o.clientId,
-      body: JSON.stringify(rec),
-    });
+    this.journal?.event({ source: journalSource, clientId: o.clientId, body: JSON.stringify(rec) });
     try {
-      eventFromSpotOrder(rec, e.grid, source, monoNs(), this.ev);
+      normalize(rec, e.grid, source, monoNs(), this.ev);
     } catch (err) {
       if (err instanceof NormalizeError) {
         this.metrics.invalidEvents.inc();
