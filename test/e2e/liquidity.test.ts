@@ -21,6 +21,10 @@ beforeAll(async () => {
     "streams.auditIntervalMs": 60_000,
     "orders.hftQueryAfterAck": false,
   });
+  // Nothing but the test may deliver these fills: a reconciliation (e.g. after a Spot stream
+  // reconnect on a loaded machine) would apply the order's cumulative record first, whose fill carries
+  // no maker/taker. The feed itself keeps working with the streams, poller and reconciler stopped.
+  await (t.h.feeds[0] as StreamsFeed).sync.stop();
   const kp = generateKeyHex();
   t.h.sim!.registerAccount(kp.apiKey);
   other = createRestStack({
