@@ -385,6 +385,9 @@ export class VenueSync implements VenueFeed {
   async poll(): Promise<void> {
     if (this.polling || this.stopped) return;
     this.polling = true;
+    // Any poll (the start-up reconciliation's too) restarts the periodic schedule: no second poll
+    // right behind it.
+    this.lastPollMs = Date.now();
     this.stats.polls++;
     const seen = new Set<string>();
     let listedSpot = false;
