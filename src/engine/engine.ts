@@ -577,25 +577,34 @@ export class Engine implements GatewayEngine, OrderListener {
   }
   private readonly scratchEvent: OrderEvent = newScratchEvent();
 
+  /**
+   * A create or cancel that failed after it was sent: the limiter learns the outcome (a 429 opens its
+   * circuit) and the journal records the answer, before the caller decides what the failure means.
+   */
+  private recordFailure(
+    o: Order,
+    op: "create" | "cancel",
+    cls: LimitClass,
+    err: unknown,
+    sentNs: number,
+  ): void {
+    if (sentNs <= 0) return;
+    const status = err instanceof RestError ? err.status : 0;
+    this.limiter?.reportOutcome(cls, status, err instanceof RateLimitedError ? err.retryAfterMs : undefined);
+    this.journal?.response({
+      clientId: o.clientId,
+      op,
+      status,
+      latencyUs: Math.round((monoNs() - sentNs) / 1000),
+      body: err instanceof ValidationError ? err.exchangeMessage : String((err as Error)?.message ?? err),
+    });
+  }
+
   private createFailed(o: Order, err: unknown, sentNs: number): void {
     if (this.dead) return;
     this.tapNs = 0;
     const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
-    const status = err instanceof RestError ? err.status : 0;
-    if (sentNs > 0) {
-      this.limiter?.reportOutcome(
-        cls,
-        status,
-        err instanceof RateLimitedError ? err.retryAfterMs : undefined,
-      );
-      this.journal?.response({
-        clientId: o.clientId,
-        op: "create",
-        status,
-        latencyUs: Math.round((monoNs() - sentNs) / 1000),
-        body: err instanceof ValidationError ? err.exchangeMessage : String((err as Error)?.message ?? err),
-      });
-    }
+    this.recordFailure(o, "create", cls, err, sentNs);
     if (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError) {
       // Ambiguity is a state: resolve by client id, never report a rejection, never re-send under a new id.
       this.risk.recordUnknownOutcome();
@@ -762,21 +771,7 @@ export class Engine implements GatewayEngine, OrderListener {
 
   private cancelFailed(o: Order, cls: LimitClass, err: unknown, sentNs: number): void {
     if (this.dead) return;
-    const status = err instanceof RestError ? err.status : 0;
-    if (sentNs > 0) {
-      this.limiter?.reportOutcome(
-        cls,
-        status,
-        err instanceof RateLimitedError ? err.retryAfterMs : undefined,
-      );
-      this.journal?.response({
-        clientId: o.clientId,
-        op: "cancel",
-        status,
-        latencyUs: Math.round((monoNs() - sentNs) / 1000),
-        body: err instanceof ValidationError ? err.exchangeMessage : String((err as Error)?.message ?? err),
-      });
-    }
+    this.recordFailure(o, "cancel", cls, err, sentNs);
     if (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError) {
       this.store.cancelOutcome(o.clientId, EV.CancelOutcomeUnknown);
       this.resolveSoon(o);
