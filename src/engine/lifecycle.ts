@@ -248,6 +248,7 @@ async function boot(
         config.journal.fsync === "interval"
           ? { intervalMs: config.journal.fsyncIntervalMs }
           : config.journal.fsync,
+      onWarning: (msg) => log.warn({}, msg),
       onError: (err) => {
         log.error({ err: err.message }, "journal write failed: halting new orders");
         risk.setState("halted", "journal write failed", "trigger");

@@ -51,7 +51,7 @@ export interface GatewayConfig {
   port?: number;
   /** "auto" uses native uWebSockets.js when it loads, else `ws`; "ws" forces the pure-JS server. */
   transport?: "auto" | "uws" | "ws";
-  /** Delay before answering a bad token (slows guessing); 250 ms. */
+  /** Delay before answering a bad token (slows guessing); 500 ms, as the `gateway.badTokenDelayMs` knob. */
   badTokenDelayMs?: number;
   /** Default heartbeat interval when Logon asks for 0; 1000 ms. */
   heartbeatMs?: number;
@@ -181,7 +181,7 @@ export class Gateway implements SessionSink {
       host: config.host ?? "127.0.0.1",
       port: config.port ?? 7700,
       transport: config.transport ?? "auto",
-      badTokenDelayMs: config.badTokenDelayMs ?? 250,
+      badTokenDelayMs: config.badTokenDelayMs ?? 500,
       heartbeatMs: config.heartbeatMs ?? 1000,
       missedHeartbeats: config.missedHeartbeats ?? 3,
       logonTimeoutMs: config.logonTimeoutMs ?? 5000,

@@ -9,12 +9,15 @@
  *   every     fdatasync after every batch; `flush()` resolves only after it.
  */
 import {
+  chmodSync,
   closeSync,
   existsSync,
+  fchmodSync,
   fdatasync,
   fstatSync,
   mkdirSync,
   openSync,
+  statSync,
   write,
   writeSync,
   writev,
@@ -46,6 +49,8 @@ export interface JournalOptions {
   readonly rotate?: "run" | "day";
   /** Wall clock in ms; injectable for tests. */
   readonly now?: () => number;
+  /** Non-fatal problems (a journal directory that could not be made owner-only); default process.emitWarning. */
+  readonly onWarning?: (msg: string) => void;
   /** Write errors are reported here (the journal keeps buffering); default: throw asynchronously. */
   readonly onError?: (err: Error) => void;
   /**
@@ -65,6 +70,29 @@ export interface JournalStats {
 }
 
 const CHUNK = 256 * 1024;
+/**
+ * The journal holds every order, request and raw venue answer: owner-only, like the state file.
+ * A directory or file found with looser bits is tightened (its owner may always chmod it).
+ */
+export const JOURNAL_DIR_MODE = 0o700;
+export const JOURNAL_FILE_MODE = 0o600;
+
+/**
+ * Creates `dir` (and missing parents) owner-only, or tightens an existing one to 0700; a directory
+ * this user may not chmod (not its owner) is used as it is, with a warning.
+ */
+function ownerOnlyDir(dir: string, warn: (msg: string) => void): void {
+  mkdirSync(dir, { recursive: true, mode: JOURNAL_DIR_MODE });
+  const mode = statSync(dir).mode & 0o777;
+  if ((mode & 0o077) === 0) return;
+  try {
+    chmodSync(dir, JOURNAL_DIR_MODE);
+  } catch (err) {
+    warn(
+      `journal directory ${dir} is mode ${mode.toString(8)} and could not be made 0700: ${(err as Error).message}`,
+    );
+  }
+}
 
 /** `20261121T091500.123Z`: sorts like time. */
 function stampMs(ms: number): string {
@@ -108,7 +136,7 @@ export class Journal {
     this.format = opts.format ?? "binary";
     this.fsync = opts.fsync ?? { intervalMs: 100 };
     this.now = opts.now ?? Date.now;
-    mkdirSync(opts.dir, { recursive: true });
+    ownerOnlyDir(opts.dir, opts.onWarning ?? ((m) => process.emitWarning(m)));
     this.openFile();
     if (typeof this.fsync === "object") {
       this.timer = setInterval(() => this.syncIfDirty(), Math.max(1, this.fsync.intervalMs));
@@ -329,8 +357,10 @@ export class Journal {
     for (let i = 1; this.opts.rotate !== "day" && existsSync(join(this.opts.dir, name)); i++)
       name = `${runBase}-${String(i).padStart(2, "0")}.${ext}`;
     this.filePath = join(this.opts.dir, name);
-    this.fd = openSync(this.filePath, "a");
-    if (fstatSync(this.fd).size === 0) {
+    this.fd = openSync(this.filePath, "a", JOURNAL_FILE_MODE);
+    const st = fstatSync(this.fd);
+    if ((st.mode & 0o077) !== 0) fchmodSync(this.fd, JOURNAL_FILE_MODE); // a day file from before
+    if (st.size === 0) {
       if (this.format === "binary") writeSync(this.fd, BINARY_MAGIC);
       else
         writeSync(
