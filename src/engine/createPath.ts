@@ -1,0 +1,378 @@
+/**
+ * The create path: NewOrder → instrument → risk → store (client id minted) → journal → rate limiter →
+ * REST (pre-signed) → answer or failure → store. The store's change then reaches the strategy through
+ * the notifier; what this path tells the strategy itself is the refusals it decides locally.
+ */
+import type { Logger } from "pino";
+import { ClockError } from "../clock/clock.js";
+import type { NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";
+import type { Journal } from "../journal/writer.js";
+import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
+import { type Order, type OrderStore, TERMINAL } from "../orders/index.js";
+import { monoNs } from "../protocol/clock.js";
+import type { RestClient } from "../rest/client.js";
+import {
+  InvalidRequestError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  ResponseShapeError,
+  ValidationError,
+} from "../rest/errors.js";
+import type { SpotOrderRecord, V5OrderAck } from "../rest/wire.js";
+import type { RiskGate } from "../risk/riskGate.js";
+import { type Account, EAGER_QUERY_CREDIT } from "./account.js";
+import type { InstrumentBook, InstrumentEntry } from "./instruments.js";
+import type { EngineMetrics } from "./metrics.js";
+import type { Notifier } from "./notifier.js";
+import type { Owners } from "./owners.js";
+import type { RunState } from "./runState.js";
+import { recordFailure, type SpotRecordApplier } from "./venueAnswers.js";
+import {
+  RISK_TO_CODE,
+  rejectBody,
+  riskText,
+  SIDE_FROM_WIRE,
+  TIF_FROM_WIRE,
+  TYPE_FROM_WIRE,
+} from "./wireMap.js";
+
+export interface CreateOptions {
+  hftCategory: string;
+  spotExpirySeconds: number;
+  createWaitMs: number;
+  /** Query an HFT order right after its ack (see answered). Default true. */
+  hftQueryAfterAck?: boolean;
+}
+
+export interface CreatePathDeps {
+  client: RestClient;
+  book: InstrumentBook;
+  risk: RiskGate;
+  limiter: RateLimiter | undefined;
+  journal: Journal | undefined;
+  metrics: EngineMetrics;
+  log: Logger;
+  store: OrderStore;
+  owners: Owners;
+  notifier: Notifier;
+  account: Account;
+  spotRecords: SpotRecordApplier;
+  run: RunState;
+  options: CreateOptions;
+  /** New orders are refused (retryable) while this says the venue state is not trusted yet. */
+  ready: () => boolean;
+  /** Asks the venue about an order soon (unknown outcome, eager HFT query). */
+  resolveSoon: (o: Order) => void;
+}
+
+export class CreatePath {
+  constructor(private readonly d: CreatePathDeps) {}
+
+  onNewOrder(session: SessionInfo, cmd: NewOrderCmd, recvNs: number): void {
+    const d = this.d;
+    const m = d.metrics;
+    const t0 = monoNs();
+    m.decode.record(t0 - recvNs);
+    const sink = d.owners.sessions;
+    const sid = session.sessionId;
+    if (!d.run.accepting) {
+      sink.send(sid, "Reject", rejectBody(cmd.clOrdNo, "VenueUnavailable", "gateway shutting down"), recvNs);
+      m.outcomes.rejected_engine.inc();
+      return;
+    }
+    if (!d.ready()) {
+      sink.send(
+        sid,
+        "Reject",
+        rejectBody(cmd.clOrdNo, "VenueUnavailable", "reconciling with the venue; retry shortly"),
+        recvNs,
+      );
+      m.outcomes.rejected_engine.inc();
+      return;
+    }
+    const e = d.book.byId(cmd.instrumentId);
+    if (e === undefined) {
+      sink.send(sid, "Reject", rejectBody(cmd.clOrdNo, "UnknownInstrument"), recvNs);
+      m.outcomes.rejected_risk.inc();
+      return;
+    }
+    const inst = e.inst;
+    const side = SIDE_FROM_WIRE[cmd.side]!;
+    const type = TYPE_FROM_WIRE[cmd.ordType]!;
+    const tif = TIF_FROM_WIRE[cmd.tif]!;
+    if (inst.surface === "spot" && (type !== "limit" || tif !== "GTC")) {
+      // [docs] Spot v2 takes limit orders only and has no time-in-force field.
+      sink.send(
+        sid,
+        "Reject",
+        rejectBody(cmd.clOrdNo, "VenueRejected", "spot accepts GTC limit orders only"),
+        recvNs,
+      );
+      m.outcomes.rejected_risk.inc();
+      return;
+    }
+    const owner = d.owners.ownerOfSession(session);
+    const intent = {
+      sessionId: owner,
+      instrumentId: inst.id,
+      side,
+      type,
+      priceTicks: type === "market" ? 0 : cmd.priceTicks,
+      qtyLots: cmd.qtyLots,
+    };
+    const code = d.risk.check(intent);
+    const t1 = monoNs();
+    m.risk.record(t1 - t0);
+    if (code !== null) {
+      sink.send(sid, "Reject", rejectBody(cmd.clOrdNo, RISK_TO_CODE[code], riskText(code)), recvNs);
+      m.outcomes.rejected_risk.inc();
+      return;
+    }
+    let order: Order;
+    try {
+      order = d.store.create({
+        sessionId: owner,
+        clientOrderNo: cmd.clOrdNo,
+        instrumentId: inst.id,
+        symbol: inst.symbol,
+        surface: inst.surface,
+        side,
+        type,
+        tif,
+        positionIdx: (inst.surface === "hft" ? cmd.positionIdx : 0) as 0 | 1 | 2,
+        priceTicks: intent.priceTicks,
+        qtyLots: cmd.qtyLots,
+      });
+    } catch (err) {
+      // Duplicate order number (e.g. reused after a restart) or bad numbers: nothing was created.
+      sink.send(
+        sid,
+        "Reject",
+        rejectBody(cmd.clOrdNo, "ClOrdNoNotIncreasing", (err as Error).message),
+        recvNs,
+      );
+      m.outcomes.rejected_engine.inc();
+      return;
+    }
+    d.owners.noteOrderNo(owner, cmd.clOrdNo);
+    d.risk.onOpen(order.clientId, intent);
+    d.notifier.expectAnswer(order.clientId, recvNs);
+    const priceText = type === "market" ? "" : e.price.format(intent.priceTicks);
+    const qtyText = e.qty.format(cmd.qtyLots);
+    d.journal?.command({
+      session: d.owners.ownerName(owner),
+      op: "new",
+      clientId: order.clientId,
+      symbol: inst.symbol,
+      side,
+      type,
+      price: priceText,
+      qty: qtyText,
+      tif,
+      reason: `no=${cmd.clOrdNo};inst=${e.key};pos=${order.positionIdx}`,
+    });
+    const cls: LimitClass = inst.surface === "spot" ? "spot.create" : "hft.create";
+    const lim = d.limiter?.acquire(cls, "create", d.options.createWaitMs);
+    if (lim === undefined || lim.status === "granted") {
+      this.send(order, e, priceText, qtyText, 1);
+    } else if (lim.status === "rejected") {
+      this.throttled(order, lim);
+    } else {
+      lim.done.then((r) => {
+        if (r.status === "granted") this.send(order, e, priceText, qtyText, 1);
+        else this.throttled(order, r);
+      });
+    }
+  }
+
+  /** Counts an order rebuilt from the journal in the risk gate's open-order ledger. */
+  riskOpen(o: Order): void {
+    this.d.risk.onOpen(o.clientId, {
+      sessionId: o.sessionId,
+      instrumentId: o.instrumentId,
+      side: o.side,
+      type: o.type,
+      priceTicks: o.priceTicks,
+      qtyLots: o.qtyLots,
+    });
+  }
+
+  /** Same-id resend of a create (resolution found no order at the venue). */
+  resend(o: Order): void {
+    const e = this.d.book.byId(o.instrumentId);
+    if (e === undefined || this.d.run.dead) return;
+    this.send(
+      o,
+      e,
+      o.type === "market" ? "" : e.price.format(o.priceTicks),
+      e.qty.format(o.qtyLots),
+      o.sends + 1,
+    );
+  }
+
+  private throttled(o: Order, r: Rejected): void {
+    const recvNs = this.d.notifier.answeredLocally(o.clientId);
+    const sid = this.d.owners.sid(o);
+    const code = r.reason === "CIRCUIT_OPEN" ? "CircuitOpen" : "RateLimited";
+    this.d.owners.toOwner(
+      o,
+      "Reject",
+      rejectBody(o.clientOrderNo, code, `${r.reason.toLowerCase()}: retry in ${r.retryAfterMs} ms`, true),
+      recvNs,
+    );
+    this.d.metrics.outcomes.rejected_throttle.inc();
+    this.d.store.rejectCreate(o.clientId, `throttled: ${r.reason}`);
+    this.d.account.sendCredit(sid, r.cls);
+  }
+
+  /** Builds and sends the create (attempt 1, or a same-id resend from resolution). */
+  send(o: Order, e: InstrumentEntry, priceText: string, qtyText: string, attempt: number): void {
+    const d = this.d;
+    const t0 = monoNs();
+    let req: ReturnType<RestClient["prepareHftCreate"]>;
+    try {
+      req =
+        o.surface === "hft"
+          ? d.client.prepareHftCreate(
+              {
+                category: d.options.hftCategory,
+                symbol: o.symbol,
+                side: o.side,
+                orderType: o.type,
+                qty: qtyText,
+                price: o.type === "limit" ? priceText : undefined,
+                positionIdx: o.positionIdx,
+                timeInForce: o.tif,
+                orderLinkId: o.clientId,
+              },
+              e.orderGrid,
+            )
+          : d.client.prepareSpotCreate(
+              {
+                symbol: o.symbol,
+                side: o.side,
+                price: priceText,
+                quantity: qtyText,
+                exchange: e.inst.venue,
+                clientOrderId: o.clientId,
+                expirySeconds: d.options.spotExpirySeconds,
+              },
+              e.orderGrid,
+            );
+    } catch (err) {
+      // Local validation or the clock guard: nothing was sent.
+      this.failed(o, err, 0);
+      return;
+    }
+    d.metrics.assembly.record(monoNs() - t0);
+    d.journal?.request({
+      clientId: o.clientId,
+      op: "create",
+      method: req.endpoint.method,
+      path: req.path,
+      attempt,
+    });
+    d.store.markSent(o.clientId);
+    const sent = monoNs();
+    d.client.send<V5OrderAck | SpotOrderRecord>(req).then(
+      (res) => this.answered(o, res, sent),
+      (err) => this.failed(o, err, sent),
+    );
+  }
+
+  private answered(o: Order, res: V5OrderAck | SpotOrderRecord, sentNs: number): void {
+    const d = this.d;
+    if (d.run.dead) return;
+    d.notifier.clearTap();
+    const rtt = monoNs() - sentNs;
+    d.metrics.exchangeRtt.record(rtt);
+    const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
+    d.limiter?.reportOutcome(cls, 200);
+    d.journal?.response({
+      clientId: o.clientId,
+      op: "create",
+      status: 200,
+      latencyUs: Math.round(rtt / 1000),
+      body: JSON.stringify(res),
+    });
+    if (o.surface === "hft") {
+      const id = (res as V5OrderAck).orderId;
+      if (typeof id !== "string" || id === "") {
+        this.failed(o, new ResponseShapeError("create ack without orderId", "hft.createOrder", 200), 0);
+        return;
+      }
+      d.store.ackCreate(o.clientId, id);
+      // HFT has no push stream yet: an order that may have traded at once is asked about now rather
+      // than at the next poll, when the query budget has room (IOC/FOK/market always do).
+      if (
+        d.options.hftQueryAfterAck !== false &&
+        !TERMINAL[o.status] &&
+        (o.tif !== "GTC" ||
+          o.type === "market" ||
+          (d.limiter?.credit("hft.query") ?? 50) >= EAGER_QUERY_CREDIT)
+      ) {
+        d.resolveSoon(o);
+      }
+      return;
+    }
+    const rec = res as SpotOrderRecord;
+    if (typeof rec?.order_id !== "string" || rec.order_id === "") {
+      this.failed(o, new ResponseShapeError("create answer without order_id", "spot.createOrder", 200), 0);
+      return;
+    }
+    d.store.ackCreate(o.clientId, rec.order_id);
+    if (rec.status !== "OPEN" || (rec.executed_qty ?? 0) > 0) d.spotRecords.apply(o, rec);
+  }
+
+  private failed(o: Order, err: unknown, sentNs: number): void {
+    const d = this.d;
+    if (d.run.dead) return;
+    d.notifier.clearTap();
+    const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
+    recordFailure(d.limiter, d.journal, o, "create", cls, err, sentNs);
+    if (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError) {
+      // Ambiguity is a state: resolve by client id, never report a rejection, never re-send under a new id.
+      d.risk.recordUnknownOutcome();
+      d.store.createUnknown(o.clientId);
+      d.resolveSoon(o);
+      return;
+    }
+    if (err instanceof RateLimitedError) {
+      const recvNs = d.notifier.answeredLocally(o.clientId);
+      d.owners.toOwner(
+        o,
+        "Reject",
+        rejectBody(o.clientOrderNo, "RateLimited", "exchange answered 429", true),
+        recvNs,
+      );
+      d.metrics.outcomes.rejected_throttle.inc();
+      d.store.rejectCreate(o.clientId, "429");
+      return;
+    }
+    let code: "VenueRejected" | "VenueUnavailable" | "InsufficientBalance" | "BadPrice" = "VenueRejected";
+    let text: string;
+    if (err instanceof ValidationError) {
+      text = err.exchangeMessage || err.message;
+      if (/balance|margin/i.test(text)) code = "InsufficientBalance";
+      d.risk.recordVenueReject();
+    } else if (err instanceof NetworkError || err instanceof ClockError) {
+      code = "VenueUnavailable";
+      text = (err as Error).message;
+    } else if (err instanceof InvalidRequestError) {
+      code = "BadPrice";
+      text = err.message;
+    } else {
+      text = (err as Error)?.message ?? String(err);
+    }
+    const recvNs = d.notifier.answeredLocally(o.clientId);
+    d.owners.toOwner(
+      o,
+      "Reject",
+      rejectBody(o.clientOrderNo, code, text.slice(0, 64), code === "VenueUnavailable"),
+      recvNs,
+    );
+    d.metrics.outcomes[code === "VenueUnavailable" ? "rejected_engine" : "rejected_venue"].inc();
+    d.store.rejectCreate(o.clientId, text);
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The notifier: every order-store change, whatever its source (REST outcome, poll, stream, query),
+ * becomes the owning session's message here: Ack / Reject / OutcomeUnknown for a create's first
+ * answer, OrderUpdate, Fill. It also stamps the latencies (ack → strategy, venue event → strategy).
+ */
+import {
+  type ApplyResult,
+  type FillReport,
+  type Order,
+  type OrderEvent,
+  type OrderStore,
+  Status,
+  monoNs as storeNs,
+  TERMINAL,
+} from "../orders/index.js";
+import type { Ev } from "../orders/status.js";
+import { monoNs } from "../protocol/clock.js";
+import { type Body, Liquidity, UnknownOp } from "../protocol/schema.js";
+import type { RiskGate } from "../risk/riskGate.js";
+import type { Account } from "./account.js";
+import type { InstrumentBook } from "./instruments.js";
+import type { EngineMetrics } from "./metrics.js";
+import type { Owners } from "./owners.js";
+import type { RunState } from "./runState.js";
+import { ackBody, fillBody, rejectBody, unknownBody, updateBody, WIRE_STATUS } from "./wireMap.js";
+
+/** Per-order context kept until the order's first answer (Ack / Reject) is sent. */
+interface Pending {
+  recvNs: number;
+  unknownSent: boolean;
+  /** Set when the engine already told the strategy why (throttle, local validation). */
+  silent: boolean;
+}
+
+export interface NotifierDeps {
+  store: OrderStore;
+  book: InstrumentBook;
+  risk: RiskGate;
+  owners: Owners;
+  account: Account;
+  metrics: EngineMetrics;
+  run: RunState;
+}
+
+export class Notifier {
+  private readonly pending = new Map<string, Pending>();
+  private readonly updScratch = {} as Body<"OrderUpdate">;
+  /** Event timestamp of the venue event being applied (0 = not a venue event), for stream latency. */
+  private venueEventNs = 0;
+  private venueEventSent = false;
+  /** Set by a push feed's tap right before it applies a record (see noteVenueEvent). */
+  private tapNs = 0;
+  private liqExecId = "";
+  private liq = 0;
+
+  constructor(private readonly d: NotifierDeps) {}
+
+  /** A create was sent on its way: its first answer is owed to the strategy (received at `recvNs`). */
+  expectAnswer(clientId: string, recvNs: number): void {
+    this.pending.set(clientId, { recvNs, unknownSent: false, silent: false });
+  }
+
+  /**
+   * The command path tells the strategy itself why a create failed (throttle, local refusal): the
+   * store's Rejected that follows sends nothing. Returns the command's receive time (0 if unknown).
+   */
+  answeredLocally(clientId: string): number {
+    const p = this.pending.get(clientId);
+    if (p === undefined) return 0;
+    p.silent = true;
+    return p.recvNs;
+  }
+
+  /** Orders whose first answer is still owed (for tests and health). */
+  get unanswered(): number {
+    return this.pending.size;
+  }
+
+  /** A REST answer is being applied: no push-feed tap times it. */
+  clearTap(): void {
+    this.tapNs = 0;
+  }
+
+  /**
+   * A feed is about to apply an execution record that says maker or taker (v5 `isMaker`): the Fill it
+   * produces (same execId, synchronously inside the apply) carries it.
+   */
+  noteLiquidity(execId: string, isMaker: boolean): void {
+    this.liqExecId = execId;
+    this.liq = isMaker ? Liquidity.Maker : Liquidity.Taker;
+  }
+
+  /** A push feed is about to apply a venue record (its tap): the next message sent is timed from here. */
+  noteVenueEvent(tsNs: number): void {
+    this.tapNs = tsNs;
+  }
+
+  /** Applies one normalized venue event (poll, stream, query); measures event → strategy latency. */
+  applyVenueEvent(ev: OrderEvent): ApplyResult {
+    this.venueEventNs = ev.tsNs;
+    this.venueEventSent = false;
+    const r = this.d.store.apply(ev);
+    if (this.venueEventSent) this.d.metrics.streamToStrategy.record(storeNs() - ev.tsNs);
+    this.venueEventNs = 0;
+    return r;
+  }
+
+  onUpdate(o: Order, prev: Status, _cause: Ev): void {
+    const m = this.d.metrics;
+    const st = o.status;
+    if (TERMINAL[st] && !TERMINAL[prev]) {
+      this.d.risk.onClosed(o.clientId);
+      if (st === Status.Filled) m.outcomes.filled.inc();
+      else if (st === Status.Cancelled) m.outcomes.cancelled.inc();
+      else if (st === Status.Expired) m.outcomes.expired.inc();
+    }
+    if (this.d.run.replaying) {
+      if (TERMINAL[st]) this.pending.delete(o.clientId);
+      return;
+    }
+    const owners = this.d.owners;
+    const p = this.pending.get(o.clientId);
+    if (p !== undefined) {
+      if (st === Status.PendingNew) return;
+      if (st === Status.Unknown) {
+        if (!p.unknownSent) {
+          p.unknownSent = true;
+          m.outcomes.unknown.inc();
+          owners.toOwner(
+            o,
+            "OutcomeUnknown",
+            unknownBody(o, UnknownOp.NewOrder, "create outcome unknown; resolving by client id"),
+            p.recvNs,
+          );
+        }
+        return;
+      }
+      this.pending.delete(o.clientId);
+      if (st === Status.Rejected && o.exchangeId === "") {
+        if (!p.silent) {
+          m.outcomes.rejected_venue.inc();
+          owners.toOwner(
+            o,
+            "Reject",
+            rejectBody(o.clientOrderNo, "VenueRejected", o.rejectReason.slice(0, 64) || undefined),
+            p.recvNs,
+          );
+        }
+        return;
+      }
+      m.outcomes.acked.inc();
+      owners.toOwner(o, "Ack", ackBody(o), p.recvNs);
+      if (p.recvNs > 0) m.ackToStrategy.record(monoNs() - p.recvNs);
+      if (st === Status.New) return;
+    } else if (WIRE_STATUS[prev] === WIRE_STATUS[st]) {
+      return; // CancellationRaised after PendingCancel: nothing new for the strategy
+    }
+    owners.toOwner(o, "OrderUpdate", updateBody(o, this.d.book.byId(o.instrumentId), 0, 0, this.updScratch));
+    this.stamp();
+  }
+
+  onFill(o: Order, f: FillReport): void {
+    this.d.risk.onFill(o.clientId, f.lots);
+    if (this.d.run.replaying) return;
+    const e = this.d.book.byId(o.instrumentId);
+    const liq = f.execId === this.liqExecId ? this.liq : 0;
+    this.liqExecId = "";
+    this.d.owners.toOwner(
+      o,
+      "Fill",
+      fillBody(o, e?.inst.quote ?? "", f.execId, f.pxTicks, f.lots, f.fee, 0, liq),
+    );
+    this.stamp();
+    if (o.surface === "hft" && e !== undefined) this.d.account.onHftFill(o, e, f);
+  }
+
+  /** A message caused by a venue event was sent: time it from the event (or the feed's tap). */
+  private stamp(): void {
+    if (this.venueEventNs > 0) this.venueEventSent = true;
+    else if (this.tapNs > 0) {
+      this.d.metrics.streamToStrategy.record(storeNs() - this.tapNs);
+      this.tapNs = 0;
+    }
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * Session ownership and the outbox. An order belongs to an owner key (the store's `sessionId`) derived
+ * from the session's name, so it outlives reconnects and restarts; messages for an owner without a
+ * session are kept and delivered at its next logon. Also re-arms cancel-on-disconnect after a restart.
+ */
+import type { Logger } from "pino";
+import type { EngineMessage, SessionInfo, SessionSink } from "../gateway/engineApi.js";
+import type { Journal } from "../journal/writer.js";
+import type { Order, OrderStore } from "../orders/index.js";
+import type { Body } from "../protocol/schema.js";
+import type { RunState } from "./runState.js";
+
+/** Messages kept per owner while it has no session (see toOwner). */
+const OUTBOX_MAX = 10_000;
+
+const NOOP_SINK: SessionSink = {
+  send: () => 0,
+  broadcast: () => 0,
+  cork: (_id, fn) => fn(),
+  session: () => undefined,
+  sessions: () => [],
+};
+
+export interface OwnersDeps {
+  store: OrderStore;
+  journal: Journal | undefined;
+  log: Logger;
+  run: RunState;
+  /** Cancels one live order (cancel path, no CancelReject on refusal): restart cancel-on-disconnect. */
+  cancel: (o: Order) => void;
+}
+
+export class Owners {
+  private sink: SessionSink = NOOP_SINK;
+  /** Session name → owner key (the store's `sessionId`); stable across reconnects and restarts. */
+  private readonly ownerByName = new Map<string, number>();
+  private readonly nameByOwner = new Map<number, string>();
+  private readonly ownerToSession = new Map<number, number>();
+  private readonly sessionToOwner = new Map<number, number>();
+  private readonly lastNo = new Map<number, number>();
+  private readonly outbox = new Map<number, { name: EngineMessage; body: Body<EngineMessage> }[]>();
+  private readonly restartCod = new Map<string, number>();
+  private readonly codTimers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly d: OwnersDeps) {}
+
+  /** The gateway's sessions (set once the gateway exists; it is built around the engine). */
+  attach(sink: SessionSink): void {
+    this.sink = sink;
+  }
+
+  /** Stops delivering (shutdown) and drops the restart cancel-on-disconnect timers. */
+  detach(): void {
+    this.sink = NOOP_SINK;
+    for (const t of this.codTimers) clearTimeout(t);
+    this.codTimers.clear();
+  }
+
+  get sessions(): SessionSink {
+    return this.sink;
+  }
+
+  ownerOf(name: string): number {
+    let k = this.ownerByName.get(name);
+    if (k === undefined) {
+      k = this.ownerByName.size + 1;
+      this.ownerByName.set(name, k);
+      this.nameByOwner.set(k, name);
+    }
+    return k;
+  }
+
+  ownerName(owner: number): string {
+    return this.nameByOwner.get(owner) ?? `owner-${owner}`;
+  }
+
+  /** Highest client order number an owner has used (orders created this run and replayed from the journal). */
+  noteOrderNo(owner: number, clOrdNo: number): void {
+    if (clOrdNo > (this.lastNo.get(owner) ?? 0)) this.lastNo.set(owner, clOrdNo);
+  }
+
+  lastClOrdNo(sessionName: string): number {
+    const owner = this.ownerByName.get(sessionName);
+    return owner === undefined ? 0 : (this.lastNo.get(owner) ?? 0);
+  }
+
+  ownerOfSession(s: SessionInfo): number {
+    return this.sessionToOwner.get(s.sessionId) ?? this.bind(s);
+  }
+
+  /** Binds a session to its owner key; returns the key. */
+  bind(s: SessionInfo): number {
+    const k = this.ownerOf(s.name);
+    this.ownerToSession.set(k, s.sessionId);
+    this.sessionToOwner.set(s.sessionId, k);
+    return k;
+  }
+
+  /** A logon's cancel-on-disconnect policy, journaled: replay re-arms it after a crash. */
+  journalLogon(s: SessionInfo, heartbeatMs: number): void {
+    this.d.journal?.command({ session: s.name, op: "logon", reason: `cod=${s.codPolicy};hb=${heartbeatMs}` });
+  }
+
+  /** Delivers what was kept for an owner while it had no session (at its logon). */
+  flushOutbox(owner: number, sid: number): void {
+    const box = this.outbox.get(owner);
+    if (box === undefined) return;
+    this.outbox.delete(owner);
+    for (const m of box) this.sink.send(sid, m.name, m.body);
+  }
+
+  /**
+   * Sends an order's message to its owner's session; while the owner has no session (after a restart,
+   * before it logs on again) the message is kept and delivered at its logon (bounded per owner).
+   */
+  toOwner<N extends EngineMessage>(o: Order, name: N, body: Body<N>, recvNs = 0): void {
+    const sid = this.sid(o);
+    if (sid !== 0) {
+      this.sink.send(sid, name, body, recvNs);
+      return;
+    }
+    let box = this.outbox.get(o.sessionId);
+    if (box === undefined) {
+      box = [];
+      this.outbox.set(o.sessionId, box);
+    }
+    if (box.length >= OUTBOX_MAX) box.shift();
+    box.push({ name, body: { ...body } as unknown as Body<EngineMessage> });
+  }
+
+  /** Gateway session id of an order's owner, 0 when that owner has not logged on (since a restart). */
+  sid(o: Order): number {
+    return this.ownerToSession.get(o.sessionId) ?? 0;
+  }
+
+  /**
+   * Start-up: sessions whose latest logon asked for cancel-on-disconnect (from the journal) lost their
+   * connection with the previous process. `armRestartCod` gives each `graceMs` to log on again, then
+   * cancels its live orders, as the gateway does after missed heartbeats.
+   */
+  noteRestartCod(sessionName: string, graceMs: number | undefined): void {
+    if (graceMs === undefined) this.restartCod.delete(sessionName);
+    else this.restartCod.set(sessionName, graceMs);
+  }
+
+  armRestartCod(): number {
+    let armed = 0;
+    for (const [name, graceMs] of this.restartCod) {
+      const owner = this.ownerOf(name);
+      if (this.d.store.liveOrders(owner).length === 0) continue;
+      armed++;
+      const t = setTimeout(() => {
+        this.codTimers.delete(t);
+        if (this.d.run.dead || this.ownerToSession.has(owner)) return; // it came back: its policy applies again
+        const list = this.d.store.liveOrders(owner);
+        this.d.log.info(
+          { session: name, orders: list.length },
+          "cancel on disconnect (not back after restart)",
+        );
+        this.d.journal?.command({ session: name, op: "cancelAll", reason: "cod after restart" });
+        for (const o of list) this.d.cancel(o);
+      }, graceMs);
+      t.unref();
+      this.codTimers.add(t);
+    }
+    this.restartCod.clear();
+    return armed;
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The engine's run state, shared by its parts: replaying the journal (no requests, no messages),
+ * accepting new orders (off at shutdown), stopped (late REST answers ignored).
+ */
+export class RunState {
+  private replayingNow = false;
+  private acceptingNow = true;
+  private stoppedNow = false;
+
+  get replaying(): boolean {
+    return this.replayingNow;
+  }
+  get accepting(): boolean {
+    return this.acceptingNow;
+  }
+  get dead(): boolean {
+    return this.stoppedNow;
+  }
+
+  /** Runs `fn` with the engine in replay mode (journal replay at start). */
+  replay<T>(fn: () => T): T {
+    this.replayingNow = true;
+    try {
+      return fn();
+    } finally {
+      this.replayingNow = false;
+    }
+  }
+  setReplaying(on: boolean): void {
+    this.replayingNow = on;
+  }
+  stopAccepting(): void {
+    this.acceptingNow = false;
+  }
+  stop(): void {
+    this.stoppedNow = true;
+  }
+}
