@@ -1,6 +1,7 @@
 /** Public surface of the stream consumers, poller and reconciler: import from here. */
 export * from "./feed.js";
 export * from "./marketData.js";
+export * from "./nats/index.js";
 export * from "./poller.js";
 export * from "./reconciler.js";
 export * from "./socketStream.js";

@@ -1,0 +1,187 @@
+/**
+ * A local `nats-server` child process for the simulator and the tests: loopback only, a WebSocket
+ * listener without TLS, and an authorization user list kept in an included file that can be rewritten
+ * and reloaded (SIGHUP) while the server runs, so issued socket credentials are checked by the real
+ * server. `findNatsServer()` says whether the binary exists (Debian package `nats-server`).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+
+export interface NatsUser {
+  user: string;
+  password: string;
+  permissions?: {
+    publish?: { allow?: string[]; deny?: string[] };
+    subscribe?: { allow?: string[]; deny?: string[] };
+  };
+}
+
+/** Path of the `nats-server` binary (PATH, then /usr/sbin and /usr/bin), or undefined. */
+export function findNatsServer(): string | undefined {
+  const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/sbin", "/usr/bin", "/usr/local/bin"];
+  for (const d of dirs) {
+    if (d === "") continue;
+    const p = join(d, "nats-server");
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() => (a !== null && typeof a === "object" ? resolve(a.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export interface NatsServerOptions {
+  users: NatsUser[];
+  bin?: string;
+  /** Fixed ports (a restart reuses the same ones). Default: free ports. */
+  wsPort?: number;
+  port?: number;
+  startTimeoutMs?: number;
+}
+
+export class NatsServer {
+  readonly dir: string;
+  wsPort = 0;
+  port = 0;
+  private proc: ChildProcess | undefined;
+  private users: NatsUser[];
+  private reloads = 0;
+  private reloadWaiters: Array<{ n: number; resolve: () => void }> = [];
+  private readyWaiter: (() => void) | undefined;
+
+  private constructor(private readonly o: NatsServerOptions) {
+    this.dir = mkdtempSync(join(tmpdir(), "hftgate-nats-"));
+    this.users = o.users;
+  }
+
+  static async start(o: NatsServerOptions): Promise<NatsServer> {
+    const s = new NatsServer(o);
+    s.wsPort = o.wsPort ?? (await freePort());
+    s.port = o.port ?? (await freePort());
+    await s.spawn();
+    return s;
+  }
+
+  get wsUrl(): string {
+    return `ws://127.0.0.1:${this.wsPort}`;
+  }
+
+  get running(): boolean {
+    return this.proc !== undefined && this.proc.exitCode === null && this.proc.signalCode === null;
+  }
+
+  /** Rewrites the user list and reloads; resolves once the server says the reload is done. */
+  async setUsers(users: NatsUser[]): Promise<void> {
+    this.users = users;
+    this.writeUsers();
+    const p = this.proc;
+    if (p === undefined || !this.running) return;
+    const n = this.reloads + 1;
+    const done = new Promise<void>((resolve) => this.reloadWaiters.push({ n, resolve }));
+    p.kill("SIGHUP");
+    await withTimeout(done, 5_000, "nats-server reload");
+  }
+
+  /** SIGKILL (a crash); `restart()` brings it back on the same ports. */
+  kill(): Promise<void> {
+    return this.terminate("SIGKILL");
+  }
+
+  async restart(): Promise<void> {
+    if (this.running) await this.terminate("SIGTERM");
+    await this.spawn();
+  }
+
+  async stop(): Promise<void> {
+    await this.terminate("SIGTERM");
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private writeUsers(): void {
+    writeFileSync(join(this.dir, "users.conf"), `users = ${JSON.stringify(this.users, null, 1)}\n`, {
+      mode: 0o600,
+    });
+  }
+
+  private async spawn(): Promise<void> {
+    this.writeUsers();
+    const conf = [
+      `listen: "127.0.0.1:${this.port}"`,
+      `websocket { listen: "127.0.0.1:${this.wsPort}", no_tls: true }`,
+      `authorization { include "users.conf" }`,
+      "",
+    ].join("\n");
+    const file = join(this.dir, "server.conf");
+    writeFileSync(file, conf, { mode: 0o600 });
+    const bin = this.o.bin ?? findNatsServer();
+    if (bin === undefined) throw new Error("nats-server not found (Debian package nats-server)");
+    this.reloads = 0;
+    const ready = new Promise<void>((resolve) => {
+      this.readyWaiter = resolve;
+    });
+    const p = spawn(bin, ["-c", file], { stdio: ["ignore", "ignore", "pipe"] });
+    this.proc = p;
+    let buf = "";
+    p.stderr?.setEncoding("utf8");
+    p.stderr?.on("data", (chunk: string) => {
+      buf += chunk;
+      let i = buf.indexOf("\n");
+      while (i >= 0) {
+        this.onLine(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+        i = buf.indexOf("\n");
+      }
+    });
+    const exited = new Promise<never>((_, reject) =>
+      p.once("exit", (code) => reject(new Error(`nats-server exited (${code}) before it was ready`))),
+    );
+    await withTimeout(Promise.race([ready, exited]), this.o.startTimeoutMs ?? 10_000, "nats-server start");
+  }
+
+  private onLine(line: string): void {
+    if (line.includes("Server is ready")) {
+      this.readyWaiter?.();
+      this.readyWaiter = undefined;
+    } else if (line.includes("Reloaded server configuration")) {
+      this.reloads++;
+      this.reloadWaiters = this.reloadWaiters.filter((w) => {
+        if (w.n > this.reloads) return true;
+        w.resolve();
+        return false;
+      });
+    }
+  }
+
+  private terminate(sig: NodeJS.Signals): Promise<void> {
+    const p = this.proc;
+    if (p === undefined || !this.running) return Promise.resolve();
+    return new Promise((resolve) => {
+      p.once("exit", () => resolve());
+      p.kill(sig);
+    });
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    t = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(t));
+}

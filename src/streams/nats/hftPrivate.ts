@@ -1,0 +1,217 @@
+/**
+ * The HFT private streams of exchange-api §6.4 over NATS: `v1.f.ex1.private.subAccountId.<id>.order`
+ * and `.trade`. Payloads are not published; [assumed] an order message carries the fields of a
+ * `/v5/order/realtime` record and a trade message those of a `/v5/execution/list` row (with
+ * `isMaker`), each plus `sub_account_id`; a message may hold one record, an array of them, or
+ * `{data: …}`. Both go through the same OrderFeed (same normalizers, same store: executions
+ * de-duplicated by execId, cumulative quantity never decreasing).
+ *
+ * Sub-account id: from config, else learned: the wildcard subjects (`…subAccountId.*.order`) until the
+ * first payload of an order this gateway knows names its `sub_account_id`, then the exact subjects.
+ *
+ * Liquidity: a Fill's maker/taker comes only from the execution. An order record that reports more
+ * filled than the executions seen so far is held up to `execWaitMs` for them, so the Fill the strategy
+ * gets is the execution's (maker/taker known), not a quantity derived from the cumulative record.
+ */
+import { Source } from "../../orders/index.js";
+import type { OrderFeed } from "../feed.js";
+import type { BackoffOptions, StreamStateListener } from "../socketStream.js";
+import { connectFields, type NatsAuthMode } from "./auth.js";
+import type { SocketCredentials } from "./credentials.js";
+import { NatsStream } from "./natsStream.js";
+
+export const HFT_PRIVATE_PREFIX = "v1.f.ex1.private.subAccountId";
+/** The venue's NATS WebSocket endpoint (§6.4). */
+export const HFT_NATS_URL = "wss://pc-nats-prod.coinswitch.co";
+
+export function privateSubjects(subAccountId: string | undefined): string[] {
+  const id = subAccountId === undefined || subAccountId === "" ? "*" : subAccountId;
+  return [`${HFT_PRIVATE_PREFIX}.${id}.order`, `${HFT_PRIVATE_PREFIX}.${id}.trade`];
+}
+
+export interface HftPrivateOptions {
+  url: string;
+  feed: OrderFeed;
+  credentials: SocketCredentials;
+  authMode?: NatsAuthMode;
+  /** Known sub-account id; empty/undefined = learn it from the first own payload. */
+  subAccountId?: string;
+  /** Hold an order record ahead of its executions at most this long (ms). 0 = never hold. Default 50. */
+  execWaitMs?: number;
+  listener?: StreamStateListener;
+  staleMs?: number;
+  backoff?: BackoffOptions;
+  onError?: (err: Error) => void;
+  /** The sub-account id was learned (for the log). */
+  onSubAccount?: (id: string) => void;
+}
+
+export interface HftPrivateStats {
+  orders: number;
+  trades: number;
+  malformed: number;
+  /** Records of orders this gateway does not hold (other sessions of the sub-account, old orders). */
+  foreign: number;
+  held: number;
+  releasedByTrade: number;
+  releasedByTimeout: number;
+  /** Venue timestamp → receipt (ms), last message. */
+  lastLagMs: number;
+}
+
+type Rec = Record<string, unknown>;
+const EPS = 1e-9;
+
+export class HftPrivateStream {
+  readonly transport: NatsStream;
+  readonly stats: HftPrivateStats = {
+    orders: 0,
+    trades: 0,
+    malformed: 0,
+    foreign: 0,
+    held: 0,
+    releasedByTrade: 0,
+    releasedByTimeout: 0,
+    lastLagMs: 0,
+  };
+  private subAccount: string | undefined;
+  private readonly dec = new TextDecoder();
+  /** Executed quantity seen on the trade subject, per exchange order id (bounded by live orders). */
+  private readonly execSum = new Map<string, number>();
+  private readonly held = new Map<string, { rec: Rec; timer: NodeJS.Timeout }>();
+
+  constructor(private readonly o: HftPrivateOptions) {
+    this.subAccount = o.subAccountId || undefined;
+    const mode = o.authMode ?? "userPass";
+    this.transport = new NatsStream({
+      name: "hft.private",
+      url: o.url,
+      subjects: privateSubjects(this.subAccount),
+      auth: async () => connectFields(mode, await o.credentials.get()),
+      onMessage: (subject, data) => this.onMessage(subject, data),
+      listener: {
+        onUp: (n, r) => o.listener?.onUp(n, r),
+        onDown: (n, reason) => {
+          this.releaseAll();
+          o.listener?.onDown(n, reason);
+        },
+      },
+      staleMs: o.staleMs,
+      backoff: o.backoff,
+      onError: o.onError,
+    });
+  }
+
+  get up(): boolean {
+    return this.transport.up;
+  }
+
+  get subAccountId(): string | undefined {
+    return this.subAccount;
+  }
+
+  start(): void {
+    this.o.credentials.start();
+    this.transport.start();
+  }
+
+  async stop(): Promise<void> {
+    this.o.credentials.stop();
+    await this.transport.stop();
+    this.releaseAll();
+  }
+
+  private onMessage(subject: string, data: Uint8Array): void {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(this.dec.decode(data));
+    } catch {
+      this.stats.malformed++;
+      return;
+    }
+    const trade = subject.endsWith(".trade");
+    if (!trade && !subject.endsWith(".order")) return;
+    const body = isRec(payload) && payload.data !== undefined ? payload.data : payload;
+    if (Array.isArray(body)) for (const r of body) this.record(r, trade);
+    else this.record(body, trade);
+  }
+
+  private record(r: unknown, trade: boolean): void {
+    if (!isRec(r)) {
+      this.stats.malformed++;
+      return;
+    }
+    const feed = this.o.feed;
+    const orderId = typeof r.orderId === "string" ? r.orderId : "";
+    const linkId = typeof r.orderLinkId === "string" ? r.orderLinkId : "";
+    if (!feed.knows(linkId, orderId)) {
+      this.stats.foreign++;
+      return;
+    }
+    this.learn(r.sub_account_id);
+    const ts = Number(trade ? r.execTime : r.updatedTime);
+    if (ts > 0) this.stats.lastLagMs = Date.now() - ts;
+    if (trade) {
+      this.stats.trades++;
+      if (feed.v5Execution(r, Source.Stream) === undefined) return;
+      const sum = (this.execSum.get(orderId) ?? 0) + Number(r.execQty);
+      this.execSum.set(orderId, sum);
+      const h = this.held.get(orderId);
+      if (h !== undefined && Number(h.rec.cumExecQty) <= sum + EPS) {
+        this.stats.releasedByTrade++;
+        this.release(orderId);
+      }
+      return;
+    }
+    this.stats.orders++;
+    const wait = this.o.execWaitMs ?? 50;
+    const cum = Number(r.cumExecQty);
+    if (wait > 0 && cum > (this.execSum.get(orderId) ?? 0) + EPS && orderId !== "") {
+      const prev = this.held.get(orderId);
+      if (prev !== undefined) {
+        prev.rec = r; // records are cumulative: the newest one says everything the older did
+        return;
+      }
+      this.stats.held++;
+      const timer = setTimeout(() => {
+        this.stats.releasedByTimeout++;
+        this.release(orderId);
+      }, wait);
+      this.held.set(orderId, { rec: r, timer });
+      return;
+    }
+    this.applyOrder(r, orderId);
+  }
+
+  private applyOrder(r: Rec, orderId: string): void {
+    this.o.feed.v5Order(r, Source.Stream);
+    const st = r.orderStatus;
+    if (st === "Filled" || st === "Cancelled" || st === "Rejected") this.execSum.delete(orderId);
+  }
+
+  private release(orderId: string): void {
+    const h = this.held.get(orderId);
+    if (h === undefined) return;
+    clearTimeout(h.timer);
+    this.held.delete(orderId);
+    this.applyOrder(h.rec, orderId);
+  }
+
+  private releaseAll(): void {
+    for (const id of [...this.held.keys()]) this.release(id);
+  }
+
+  private learn(id: unknown): void {
+    if (this.subAccount !== undefined) return;
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const s = String(id);
+    if (s === "" || /[\s.*>]/.test(s)) return; // not a usable subject token
+    this.subAccount = s;
+    this.transport.setSubjects(privateSubjects(s));
+    this.o.onSubAccount?.(s);
+  }
+}
+
+function isRec(v: unknown): v is Rec {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
