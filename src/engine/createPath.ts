@@ -27,7 +27,7 @@ import type { EngineMetrics } from "./metrics.js";
 import type { Notifier } from "./notifier.js";
 import type { Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
-import { recordFailure, type SpotRecordApplier } from "./venueAnswers.js";
+import { recordFailure, recordThrottled, type SpotRecordApplier } from "./venueAnswers.js";
 import {
   RISK_TO_CODE,
   rejectBody,
@@ -212,6 +212,7 @@ export class CreatePath {
   }
 
   private throttled(o: Order, r: Rejected): void {
+    recordThrottled(this.d.journal, o, `throttled: ${r.reason}`);
     const recvNs = this.d.notifier.answeredLocally(o.clientId);
     const sid = this.d.owners.sid(o);
     const code = r.reason === "CIRCUIT_OPEN" ? "CircuitOpen" : "RateLimited";

@@ -7,7 +7,13 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import type { Logger } from "pino";
-import { type JournalRecord, listJournals, replayJournals, unresolvedRequests } from "../journal/index.js";
+import {
+  type JournalRecord,
+  listJournals,
+  REFUSED_LOCALLY,
+  replayJournals,
+  unresolvedRequests,
+} from "../journal/index.js";
 import {
   eventFromSpotOrder,
   eventFromV5Order,
@@ -153,7 +159,11 @@ export function replayInto(
         const o = store.byClientId(id);
         if (!o) return;
         const unknown = r.status === 0 || r.status >= 500;
-        if (r.op === "create") {
+        if (r.status === REFUSED_LOCALLY) {
+          // The gateway refused it itself (nothing reached the venue) and told the strategy so.
+          if (r.op === "create") store.rejectCreate(id, (r.body ?? "refused locally").slice(0, 64));
+          else if (r.op === "cancel") store.cancelOutcome(id, Ev.CancelRejected);
+        } else if (r.op === "create") {
           if (unknown) store.createUnknown(id);
           else if (r.status >= 200 && r.status < 300) {
             const exId = exchangeIdOf(r.body);

@@ -1,4 +1,6 @@
 /** What the create and cancel paths share when a venue answer comes back. */
+
+import { REFUSED_LOCALLY } from "../journal/records.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter } from "../limits/index.js";
 import {
@@ -11,14 +13,24 @@ import {
   monoNs as storeNs,
 } from "../orders/index.js";
 import { monoNs } from "../protocol/clock.js";
-import { RateLimitedError, RestError, ValidationError } from "../rest/errors.js";
+import {
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  ResponseShapeError,
+  RestError,
+  ValidationError,
+} from "../rest/errors.js";
 import type { SpotOrderRecord } from "../rest/wire.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 
 /**
- * A create or cancel that failed after it was sent: the limiter learns the outcome (a 429 opens its
- * circuit) and the journal records the answer, before the caller decides what the failure means.
+ * A create or cancel that failed: the limiter learns the outcome of a sent request (a 429 opens its
+ * circuit) and the journal records the answer, before the caller decides what the failure means and
+ * tells the strategy. A request that never reached the venue (local validation, the clock guard, a
+ * connect error) is journaled as REFUSED_LOCALLY, so replay rebuilds it as refused and never sends it.
+ * `sentNs` 0 = not sent (or, for an ambiguous error, its 200 answer is already journaled).
  */
 export function recordFailure(
   limiter: RateLimiter | undefined,
@@ -29,15 +41,30 @@ export function recordFailure(
   err: unknown,
   sentNs: number,
 ): void {
-  if (sentNs <= 0) return;
+  const ambiguous = err instanceof OutcomeUnknownError || err instanceof ResponseShapeError;
+  // An unsent cancel left no request in the journal: nothing for replay to undo.
+  if (sentNs <= 0 && (ambiguous || op === "cancel")) return;
   const status = err instanceof RestError ? err.status : 0;
-  limiter?.reportOutcome(cls, status, err instanceof RateLimitedError ? err.retryAfterMs : undefined);
+  if (sentNs > 0)
+    limiter?.reportOutcome(cls, status, err instanceof RateLimitedError ? err.retryAfterMs : undefined);
+  const refused = sentNs <= 0 || err instanceof NetworkError;
   journal?.response({
     clientId: o.clientId,
     op,
-    status,
-    latencyUs: Math.round((monoNs() - sentNs) / 1000),
+    status: refused ? REFUSED_LOCALLY : status,
+    latencyUs: sentNs > 0 ? Math.round((monoNs() - sentNs) / 1000) : 0,
     body: err instanceof ValidationError ? err.exchangeMessage : String((err as Error)?.message ?? err),
+  });
+}
+
+/** A create the gateway's own rate limiter refused: journaled as the create's answer before it is told. */
+export function recordThrottled(journal: Journal | undefined, o: Order, reason: string): void {
+  journal?.response({
+    clientId: o.clientId,
+    op: "create",
+    status: REFUSED_LOCALLY,
+    latencyUs: 0,
+    body: reason,
   });
 }
 

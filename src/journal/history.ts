@@ -1,5 +1,5 @@
 /** Order histories out of journal records, and one readable line per record (the replay tool). */
-import type { JournalRecord } from "./records.js";
+import { type JournalRecord, REFUSED_LOCALLY } from "./records.js";
 
 /** Records grouped by client id, each group in journal order; groups in order of first appearance. */
 export function orderHistories(records: Iterable<JournalRecord>): Map<string, JournalRecord[]> {
@@ -35,7 +35,8 @@ export function formatRecord(r: JournalRecord, bodyMax = 300): string {
     case "req":
       return `${head} request  ${r.op} ${r.method} ${r.path}${r.attempt !== undefined ? ` attempt=${r.attempt}` : ""}`;
     case "res": {
-      const status = r.status === 0 ? "no answer" : `HTTP ${r.status}`;
+      const status =
+        r.status === 0 ? "no answer" : r.status === REFUSED_LOCALLY ? "refused locally" : `HTTP ${r.status}`;
       const lat = r.latencyUs === undefined ? "" : `in ${r.latencyUs} µs`;
       const parts = [r.op, status, lat, clip(r.body, bodyMax)].filter((p) => p !== undefined && p !== "");
       return `${head} response ${parts.join(" ")}`;

@@ -29,7 +29,11 @@ export const SCHEMA: Readonly<Record<RecordKind, readonly (readonly [string, Fie
     ["path", "s"],
     ["attempt", "n"],
   ],
-  /** The exchange's answer (status 0 = no answer: timeout or reset). */
+  /**
+   * The exchange's answer (status 0 = no answer: timeout or reset; REFUSED_LOCALLY = the gateway
+   * refused the request itself and nothing reached the exchange: limiter, local validation, clock
+   * guard, connect error).
+   */
   res: [
     ["clientId", "s"],
     ["op", "s"],
@@ -49,6 +53,9 @@ export const SCHEMA: Readonly<Record<RecordKind, readonly (readonly [string, Fie
     ["clientId", "s"],
   ],
 };
+
+/** `res` status of a request the gateway refused itself (nothing sent): replayed as a refusal. */
+export const REFUSED_LOCALLY = 1;
 
 export const KIND_CODE: Readonly<Record<RecordKind, number>> = { cmd: 1, req: 2, res: 3, evt: 4, note: 5 };
 export const CODE_KIND: readonly (RecordKind | undefined)[] = [undefined, "cmd", "req", "res", "evt", "note"];
