@@ -3,6 +3,7 @@
  * here, with the chosen default marked [assumed]; docs/simulator.md explains each.
  */
 import type { FaultRule, StreamFaults } from "./faults.js";
+import type { SimNatsOptions } from "./natsStreams.js";
 
 export interface RateBucket {
   limit: number;
@@ -17,6 +18,12 @@ export interface SimOptions {
   adminPort?: number;
   /** HTTPS instead of plain HTTP when both are given (PEM). */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /**
+   * Publish the HFT private streams to this NATS server (WebSocket URL; the sim connects as the
+   * publisher `user`/`password`); `authority` lets it install issued socket credentials. Unset = no
+   * NATS streams (the gateway then covers HFT orders by polling).
+   */
+  nats?: SimNatsOptions;
   seed: number;
   /** API keys (hex Ed25519 public keys) registered as funded accounts at start. */
   apiKeys: string[];

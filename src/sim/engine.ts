@@ -20,6 +20,12 @@ export interface EngineListener {
   marketStep(): void;
 }
 
+/** The HFT private streams (NATS): every order change and every execution of an account's HFT orders. */
+export interface HftStreamListener {
+  order(account: Account, order: SimOrder): void;
+  execution(account: Account, execution: Execution): void;
+}
+
 export type Result<T> = { ok: true; value: T } | { ok: false; status: number; code: number; message: string };
 
 export function fail<T>(status: number, message: string, code = 0): Result<T> {
@@ -67,6 +73,11 @@ export class Engine {
   readonly accounts = new Map<string, Account>();
   readonly created: CreateCounters = { spot: 0, hft: 0, dedupedSpot: 0, dedupedHft: 0 };
   listener: EngineListener | undefined;
+  hftListener: HftStreamListener | undefined;
+  /** Installs an issued socket credential in the NATS server (when the sim controls its users). */
+  socketGrant:
+    | ((a: Account, apiKey: string, signature: string, expires: number) => Promise<void>)
+    | undefined;
   private readonly rng: Rng;
   private readonly idRng: Rng;
   private seq = 0;
@@ -283,6 +294,7 @@ export class Engine {
     const limit = req.market ? (req.buy ? Number.MAX_SAFE_INTEGER : 0) : req.priceTicks;
     if (req.tif === "FOK" && book.availableTo(req.buy, limit, o.leavesLots) < o.leavesLots) {
       this.hftFinish(o, "Cancelled");
+      this.hftListener?.order(acct, o);
       return { ok: true, value: o };
     }
     this.match(o);
@@ -290,6 +302,7 @@ export class Engine {
     else if (req.market || req.tif !== "GTC")
       this.hftFinish(o, o.execLots > 0 ? "PartiallyFilledCanceled" : "Cancelled");
     else book.insert(o);
+    this.hftListener?.order(acct, o);
     return { ok: true, value: o };
   }
 
@@ -304,6 +317,7 @@ export class Engine {
     }
     if (!isV5Open(o.v5Status)) return fail(200, "order not exists or too late to cancel", 110001);
     this.hftFinish(o, "Cancelled");
+    this.hftListener?.order(acct, o);
     return { ok: true, value: o };
   }
 
@@ -345,6 +359,7 @@ export class Engine {
     this.match(o);
     if (o.leavesLots === 0) this.closeOrder(o);
     else o.book.insert(o);
+    this.hftListener?.order(acct, o);
     return { ok: true, value: o };
   }
 
@@ -491,6 +506,13 @@ export class Engine {
       leavesLots: o.leavesLots,
     };
     acct.executions.push(ex);
+    const hl = this.hftListener;
+    if (hl !== undefined) {
+      // The execution first, then (for a resting order, whose change no request of its owner
+      // reports) the order record; a taker's record follows its create or amend.
+      hl.execution(acct, ex);
+      if (isMaker) hl.order(acct, o);
+    }
   }
 
   /** Signed-size position update; works for one-way (idx 0) and both hedge legs. */

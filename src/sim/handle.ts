@@ -11,6 +11,7 @@ import { SimClock } from "./clock.js";
 import { type DeepPartial, resolveOptions, type SimOptions } from "./config.js";
 import { Engine } from "./engine.js";
 import { type FaultRule, Faults, type StreamFaults, validateRule } from "./faults.js";
+import { SimNats, type SimNatsCounters } from "./natsStreams.js";
 import { RateLimiter } from "./ratelimit.js";
 import { type Counters, createFront } from "./server.js";
 import { type StreamCounters, Streams } from "./streams.js";
@@ -24,6 +25,8 @@ export interface FaultControl {
   setClockSkew(ms: number): void;
   /** Drops every Socket.IO connection; returns how many. */
   disconnectStreams(mode?: "transport" | "server"): number;
+  /** NATS streams: stop publishing while connections stay up (no-op without NATS). */
+  pauseNats(paused: boolean): void;
 }
 
 export interface SimCounters {
@@ -35,6 +38,8 @@ export interface SimCounters {
   /** Creates answered from the de-dup map (same client id). */
   deduplicated(surface?: "spot" | "hft"): number;
   readonly streams: StreamCounters;
+  /** HFT NATS streams (undefined without `nats`). */
+  readonly nats: SimNatsCounters | undefined;
 }
 
 export interface SimControl {
@@ -83,6 +88,14 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
   const front = createFront({ opts, engine, verifier, limiter, faults, serverNow });
   const streams = new Streams(front.server, engine, faults, (k) => verifier.has(k));
   engine.listener = streams;
+  let nats: SimNats | undefined;
+  if (opts.nats !== undefined) {
+    nats = new SimNats(opts.nats, faults);
+    await nats.start();
+    engine.hftListener = nats;
+    const n = nats;
+    engine.socketGrant = (a, key, sig, expires) => n.grant(a, key, sig, expires);
+  }
 
   const registerAccount = (apiKeyHex: string): Account => {
     const a = engine.registerAccount(apiKeyHex);
@@ -107,6 +120,9 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
       faults.clockSkewMs = ms;
     },
     disconnectStreams: (mode) => streams.disconnectAll(mode),
+    pauseNats: (p) => {
+      if (nats !== undefined) nats.paused = p;
+    },
   };
 
   const counters: SimCounters = {
@@ -125,6 +141,7 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
           ? engine.created.dedupedHft
           : engine.created.dedupedSpot + engine.created.dedupedHft,
     streams: streams.counters,
+    nats: nats?.counters,
   };
 
   const control: SimControl = {
@@ -183,6 +200,7 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
       for (const r of front.hanging) r.destroy();
       front.server.closeAllConnections();
       await streams.close();
+      await nats?.close();
       if (admin !== undefined) {
         admin.closeAllConnections();
         await new Promise<void>((resolve) => admin!.close(() => resolve()));

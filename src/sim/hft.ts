@@ -528,10 +528,13 @@ const socketSignature: Handler = (req) => {
     return p(req, "expires_in_seconds invalid: 1 to 86400");
   }
   const expires = req.serverNow + (e.v ?? 300) * 1000;
-  const wsKey = createHash("sha256").update(req.account!.apiKey).digest("hex").slice(0, 32);
+  // One WebSocket key per issuance [assumed]: the NATS server holds each credential as its own user.
+  const wsKey = createHash("sha256").update(`${req.account!.apiKey}:${expires}`).digest("hex").slice(0, 32);
   const signature = createHmac("sha256", SOCKET_SECRET).update(`${wsKey}${expires}`).digest("hex");
   // Bare object, not enveloped [docs].
-  return { status: 200, body: JSON.stringify({ api_key: wsKey, expires, signature }) };
+  const body = JSON.stringify({ api_key: wsKey, expires, signature });
+  const ready = req.engine.socketGrant?.(req.account!, wsKey, signature, expires);
+  return { status: 200, body, ready };
 };
 
 export function hftRoutes(cancelEnabled: boolean): RouteDef[] {

@@ -13,6 +13,14 @@ export {
 } from "./handle.js";
 export { INSTRUMENTS, type SimInstrument } from "./instruments.js";
 export {
+  type NatsAuthority,
+  type NatsGrant,
+  PRIVATE_PREFIX,
+  type SimNatsCounters,
+  type SimNatsOptions,
+  subAccountIdOf,
+} from "./natsStreams.js";
+export {
   BALANCE_EVENT,
   BOOK_EVENT,
   CANDLE_EVENT,

@@ -5,6 +5,8 @@ import type { Engine } from "./engine.js";
 export interface Reply {
   status: number;
   body: string;
+  /** Send only once this settles (a credential being installed elsewhere); rejected = 503. */
+  ready?: Promise<void>;
 }
 
 export interface Req {

@@ -169,7 +169,12 @@ export function createFront(d: FrontDeps): Front {
     const reply = route.handler(ctx);
     switch (outcome) {
       case "normal":
-        send(res, reply);
+        if (reply.ready === undefined) send(res, reply);
+        else
+          reply.ready.then(
+            () => send(res, reply),
+            () => send(res, message(503, "socket credential could not be installed")),
+          );
         return;
       case "timeout":
         hanging.add(res);

@@ -9,7 +9,13 @@ import { type CancelDecision, Ev, type Order, OrderStore } from "../../src/order
 import { OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
 import { makeGrid } from "../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
-import { INSTRUMENTS, type SimHandle, startSimulator } from "../../src/sim/index.js";
+import {
+  type DeepPartial,
+  INSTRUMENTS,
+  type SimHandle,
+  type SimOptions,
+  startSimulator,
+} from "../../src/sim/index.js";
 import { call, newKeys } from "../sim/helpers.js";
 
 export { call, newKeys };
@@ -49,13 +55,14 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function startRig(): Promise<Rig> {
+export async function startRig(simOptions: DeepPartial<SimOptions> = {}): Promise<Rig> {
   const keys = newKeys();
   const other = newKeys();
   const sim = await startSimulator({
     apiKeys: [keys.apiKey, other.apiKey],
     timeMode: "manual",
     market: { tickMs: 0 },
+    ...simOptions,
   });
   const stack = createRestStack({
     keys,
