@@ -7,6 +7,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+COPY sim ./sim
 COPY bench ./bench
 COPY test ./test
 RUN npm run build

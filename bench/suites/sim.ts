@@ -9,9 +9,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Pool } from "undici";
+import { startSimulator } from "../../sim/index.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { nativeSigner } from "../../src/auth/signer.js";
-import { startSimulator } from "../../src/sim/index.js";
 import { ratio, timeAsync, timeSync } from "../lib/stats.js";
 
 export const name = "sim";
@@ -96,10 +96,10 @@ export async function run(): Promise<Record<string, unknown>> {
   const fresh = await timeAsync(postFresh, N);
   const floorGet = await timeAsync(() => getTime(floorPool), N);
   const time = await timeAsync(() => getTime(simPool), N);
-  const acct = sim.engine.accounts.get(keys.apiKey)!;
+  const acct = sim.exchange.accounts.get(keys.apiKey)!;
   const engineOnly = timeSync(
     () =>
-      sim.engine.hftCreate(acct, {
+      sim.exchange.hftCreate(acct, {
         symbol: "BTCUSDT",
         buy: true,
         market: false,

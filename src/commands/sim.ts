@@ -11,8 +11,8 @@
  *   --cert F --key F    serve HTTPS with these PEM files
  */
 import { readFileSync } from "node:fs";
+import { type DeepPartial, type SimOptions, startSimulator } from "../../sim/index.js";
 import { isApiKeyHex } from "../auth/keys.js";
-import { type DeepPartial, type SimOptions, startSimulator } from "../sim/index.js";
 import { flag, flagAll, parseArgs } from "./args.js";
 import { generateKeyHex } from "./keygen.js";
 

@@ -6,6 +6,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
+import type { DeepPartial, SimHandle, SimOptions } from "../../sim/index.js";
+import { startSimulator } from "../../sim/index.js";
 import { KeyError, type KeyPair, loadKeyPair } from "../auth/keys.js";
 import { generateKeyHex } from "../commands/keygen.js";
 import type { Config } from "../config/load.js";
@@ -17,8 +19,6 @@ import { lotsOf, type Order, TERMINAL } from "../orders/index.js";
 import { createRestStack, type RestStack } from "../rest/stack.js";
 import type { RiskConfig } from "../risk/config.js";
 import { RiskGate } from "../risk/riskGate.js";
-import type { DeepPartial, SimHandle, SimOptions } from "../sim/index.js";
-import { startSimulator } from "../sim/index.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
 import { Engine } from "./engine.js";
 import { healthReply, metricsReply } from "./health.js";

@@ -5,8 +5,8 @@
  */
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SimHandle } from "../../sim/index.js";
 import { loadConfig } from "../../src/config/load.js";
-import type { SimHandle } from "../../src/sim/index.js";
 import { startVenue } from "./harness/venue.js";
 
 let sim: SimHandle;

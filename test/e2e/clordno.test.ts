@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { GatewayClient } from "../../src/client/index.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
 import { startEngine } from "../../src/engine/index.js";
 import { encodeC2G } from "../../src/protocol/codec.js";
 import { CODES, OrderStatus, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
 import { next, silent, testConfig } from "./harness.js";
 
 let sim: SimHandle;

@@ -7,6 +7,7 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
@@ -14,7 +15,6 @@ import { startEngine } from "../../src/engine/index.js";
 import { Journal } from "../../src/journal/writer.js";
 import { makeGrid } from "../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
 import { silent, testConfig, until } from "./harness.js";
 
 let sim: SimHandle;

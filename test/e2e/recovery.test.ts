@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
@@ -9,7 +10,6 @@ import { type EngineHandle, StartupError, startEngine } from "../../src/engine/i
 import { OrderStatus, Side } from "../../src/protocol/schema.js";
 import { makeGrid } from "../../src/rest/orderParams.js";
 import { createRestStack } from "../../src/rest/stack.js";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
 import { next, silent, testConfig, until } from "./harness.js";
 
 /** A venue that outlives gateway restarts: an external simulator reached as venue "exchange". */

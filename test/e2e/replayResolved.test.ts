@@ -7,11 +7,11 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
 import { startEngine } from "../../src/engine/index.js";
 import { Journal } from "../../src/journal/writer.js";
 import { Status } from "../../src/orders/index.js";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
 import { silent, testConfig, until } from "./harness.js";
 
 let sim: SimHandle;

@@ -6,11 +6,11 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
 import type { Config } from "../../src/config/load.js";
 import { type EngineHandle, type StartOptions, startEngine } from "../../src/engine/index.js";
 import type { Journal } from "../../src/journal/writer.js";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
 import { silent, testConfig } from "./harness.js";
 
 export interface RestartVenue {

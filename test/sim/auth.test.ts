@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { signedMessage } from "../../src/auth/signedMessage.js";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
 import { call, newKeys } from "./helpers.js";
 
 const keys = newKeys();

@@ -1,6 +1,6 @@
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { call, newKeys } from "./helpers.js";
 
 const A = newKeys();

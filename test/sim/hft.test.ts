@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { call, newKeys } from "./helpers.js";
 
 const A = newKeys();
@@ -206,7 +206,7 @@ describe("v5 cancel, realtime paging, executions", () => {
     const p2 = (await v5(`/v5/execution/list?category=linear&limit=1&cursor=${p1.nextPageCursor}`)).json
       .result;
     expect(p2.list[0].execId).toBe(all.list[1].execId);
-    const future = (await v5(`/v5/execution/list?category=linear&startTime=${sim.engine.clock.now() + 1}`))
+    const future = (await v5(`/v5/execution/list?category=linear&startTime=${sim.exchange.clock.now() + 1}`))
       .json.result.list;
     expect(future).toEqual([]);
     expect((await v5("/v5/execution/list")).json.retCode).toBe(10001);

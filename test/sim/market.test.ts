@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { call, newKeys } from "./helpers.js";
 
 const A = newKeys();
@@ -47,12 +47,12 @@ describe("synthetic market", () => {
   it("runs on real timers when tickMs > 0 and stops cleanly", async () => {
     sim = await startSimulator({ apiKeys: [A.apiKey], market: { tickMs: 5 } });
     const s = sim;
-    const before = s.engine.book("spot", "coinswitchx", "BTC/INR")!.trades.length;
+    const before = s.exchange.book("spot", "coinswitchx", "BTC/INR")!.trades.length;
     const end = Date.now() + 3_000;
-    while (s.engine.book("spot", "coinswitchx", "BTC/INR")!.trades.length === before && Date.now() < end) {
+    while (s.exchange.book("spot", "coinswitchx", "BTC/INR")!.trades.length === before && Date.now() < end) {
       await new Promise((r) => setTimeout(r, 10));
     }
-    expect(s.engine.book("spot", "coinswitchx", "BTC/INR")!.trades.length).toBeGreaterThan(before);
+    expect(s.exchange.book("spot", "coinswitchx", "BTC/INR")!.trades.length).toBeGreaterThan(before);
   });
 
   it("serves HTTPS when given a certificate", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { call, newKeys } from "./helpers.js";
 
 const A = newKeys();
@@ -265,7 +265,7 @@ describe("Spot reference and market data", () => {
       "BTC/INR",
       "ETH/INR",
     ]);
-    const now = sim.engine.clock.now();
+    const now = sim.exchange.clock.now();
     const candles = (
       await g(
         `/trade/api/v2/candles?exchange=coinswitchx&symbol=BTC%2FINR&interval=60&start_time=${now - 86_400_000}&end_time=${now}`,
@@ -307,7 +307,7 @@ describe("Spot rate limit and determinism", () => {
     for (let k = 0; k < 2; k++) {
       const s = await startSimulator({ seed: 42, timeMode: "manual", market: { tickMs: 0 } });
       s.market.step(25);
-      const b = s.engine.book("spot", "c2c1", "BTC/USDT")!;
+      const b = s.exchange.book("spot", "c2c1", "BTC/USDT")!;
       snaps.push(
         JSON.stringify([
           b.levels(true, 5),

@@ -1,6 +1,6 @@
 import { io, type Socket } from "socket.io-client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { call, newKeys } from "./helpers.js";
 
 const A = newKeys();

@@ -3,19 +3,20 @@
  * REST stack, the real order store, and a tiny driver that does what the engine will do for a create
  * (store.create → markSent → REST → ack / reject / unknown).
  */
-import type { KeyPair } from "../../src/auth/keys.js";
-import type { Instrument } from "../../src/domain/types.js";
-import { type CancelDecision, Ev, type Order, OrderStore } from "../../src/orders/index.js";
-import { OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+
 import {
   type DeepPartial,
   INSTRUMENTS,
   type SimHandle,
   type SimOptions,
   startSimulator,
-} from "../../src/sim/index.js";
+} from "../../sim/index.js";
+import type { KeyPair } from "../../src/auth/keys.js";
+import type { Instrument } from "../../src/domain/types.js";
+import { type CancelDecision, Ev, type Order, OrderStore } from "../../src/orders/index.js";
+import { OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
+import { makeGrid } from "../../src/rest/orderParams.js";
+import { createRestStack, type RestStack } from "../../src/rest/stack.js";
 import { call, newKeys } from "../sim/helpers.js";
 
 export { call, newKeys };

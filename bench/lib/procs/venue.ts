@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startSimulator } from "../../../src/sim/index.js";
+import { startSimulator } from "../../../sim/index.js";
 import { failChild, serveChild } from "../child.js";
 
 const [apiKey = ""] = process.argv.slice(2);

@@ -34,7 +34,8 @@ export function ensureBuilt(): string {
 }
 
 function pickCli(): string {
-  const newest = newestMtime(join(ROOT, "src"));
+  // The gateway embeds the simulator (sim/), so both trees decide whether dist is current.
+  const newest = Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "sim")));
   if (existsSync(DIST_CLI) && statSync(DIST_CLI).mtimeMs >= newest) return DIST_CLI;
   const out = join(PRIVATE_OUT, "src", "cli.js");
   if (existsSync(out) && statSync(out).mtimeMs >= newest) return out;

@@ -4,6 +4,9 @@
  * lines the engine performs per create and cancel (store → limiter → REST → outcome). Every order
  * decision is made by product code; this file only forwards outcomes.
  */
+
+import type { SimHandle } from "../../../sim/index.js";
+import { INSTRUMENTS } from "../../../sim/index.js";
 import type { KeyPair } from "../../../src/auth/keys.js";
 import { ClockError } from "../../../src/clock/clock.js";
 import type { Instrument } from "../../../src/domain/types.js";
@@ -12,8 +15,6 @@ import { Ev, type Order, OrderStore, Source, Status } from "../../../src/orders/
 import { AuthError, RateLimitedError, RestError, ValidationError } from "../../../src/rest/errors.js";
 import { makeGrid } from "../../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../../src/rest/stack.js";
-import type { SimHandle } from "../../../src/sim/index.js";
-import { INSTRUMENTS } from "../../../src/sim/index.js";
 import { OrderSync } from "../../../src/streams/index.js";
 import { type GatewayView, normFromStore } from "./truth.js";
 

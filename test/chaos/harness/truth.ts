@@ -5,9 +5,9 @@
  * so they can be compared directly.
  */
 
+import type { SimHandle } from "../../../sim/index.js";
 import { Status } from "../../../src/orders/index.js";
 import { OrderStatus } from "../../../src/protocol/schema.js";
-import type { SimHandle } from "../../../src/sim/index.js";
 
 /** The compared vocabulary. `CancelRaised` is the venue's accepted-but-unfinished cancel. */
 export type Norm =
@@ -100,9 +100,9 @@ export interface VenueView {
   filledLots: number;
 }
 
-/** Every order the simulator holds for the account (both surfaces), straight from its engine. */
+/** Every order the simulator holds for the account (both surfaces), straight from its exchange state. */
 export function venueOrders(sim: SimHandle, apiKey: string): VenueView[] {
-  const acct = sim.engine.accounts.get(apiKey.toLowerCase());
+  const acct = sim.exchange.accounts.get(apiKey.toLowerCase());
   if (acct === undefined) throw new Error("account not registered at the simulator");
   const out: VenueView[] = [];
   for (const o of acct.spotList) {

@@ -5,16 +5,16 @@
  */
 import { generateKeyPairSync } from "node:crypto";
 import { request } from "undici";
-import { type KeyPair, loadKeyPair } from "../../../src/auth/keys.js";
-import { signedMessage } from "../../../src/auth/signedMessage.js";
-import { nativeSigner } from "../../../src/auth/signer.js";
 import {
   type DeepPartial,
   type FaultRule,
   type SimHandle,
   type SimOptions,
   startSimulator,
-} from "../../../src/sim/index.js";
+} from "../../../sim/index.js";
+import { type KeyPair, loadKeyPair } from "../../../src/auth/keys.js";
+import { signedMessage } from "../../../src/auth/signedMessage.js";
+import { nativeSigner } from "../../../src/auth/signer.js";
 
 export function newKeys(): KeyPair {
   const { privateKey } = generateKeyPairSync("ed25519");

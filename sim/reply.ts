@@ -1,6 +1,6 @@
 /** Request context handed to endpoint handlers, and the reply builders for both surfaces. */
 import type { Account } from "./account.js";
-import type { Engine } from "./engine.js";
+import type { Exchange } from "./exchange.js";
 
 export interface Reply {
   status: number;
@@ -18,7 +18,7 @@ export interface Req {
   body: Record<string, unknown>;
   /** null on unauthenticated endpoints. */
   account: Account | null;
-  engine: Engine;
+  exchange: Exchange;
   /** Server time incl. injected clock skew (what /time reports). */
   serverNow: number;
 }

@@ -6,7 +6,7 @@ interface Window {
   count: number;
 }
 
-export class RateLimiter {
+export class FixedWindowLimiter {
   enabled: boolean;
   private readonly buckets: Record<string, RateBucket>;
   private readonly windows = new Map<string, Window>();

@@ -1,9 +1,9 @@
 /**
  * The simulator's instrument catalogue. Tick sizes, steps and bounds are chosen to look like the
  * real venue's [assumed]; docs/simulator.md lists them. Prices are integer ticks and quantities
- * integer lots inside the engine, so matching is exact; decimals appear only on the wire.
+ * integer lots inside the exchange, so matching is exact; decimals appear only on the wire.
  */
-import { decimalsOf, parseDec } from "../util/decimal.js";
+import { decimalsOf, parseDec } from "../src/util/decimal.js";
 
 export type SimSurface = "spot" | "hft";
 

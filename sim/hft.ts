@@ -1,7 +1,7 @@
 /** HFT `/v5` and `/dma/api/v1` endpoints (exchange-api §3), Bybit-v5-style envelope. */
 import { createHash, createHmac } from "node:crypto";
-import type { V5Instrument } from "../rest/wire.js";
-import { V5_RET } from "../rest/wire.js";
+import type { V5Instrument } from "../src/rest/wire.js";
+import { V5_RET } from "../src/rest/wire.js";
 import type { Book } from "./book.js";
 import { INSTRUMENTS, priceStr, qtyStr, toSteps } from "./instruments.js";
 import type { SimTif } from "./order.js";
@@ -44,7 +44,7 @@ function category(req: Req, src: Record<string, unknown> | Map<string, string>):
 }
 
 function bookOf(req: Req, symbol: string | undefined): Book | undefined {
-  return symbol === undefined ? undefined : req.engine.book("hft", "linear", symbol);
+  return symbol === undefined ? undefined : req.exchange.book("hft", "linear", symbol);
 }
 
 /** `category` plus a known `symbol`: the symbol's book, or the error reply naming what is wrong. */
@@ -109,7 +109,8 @@ const createOrder: Handler = (req) => {
   let positionIdx: 0 | 1 | 2 = 0;
   const pi = b.positionIdx;
   if (pi === undefined || pi === null) {
-    if (req.engine.opts.hft.requirePositionIdx) return p(req, "positionIdx is missing (required parameter)");
+    if (req.exchange.opts.hft.requirePositionIdx)
+      return p(req, "positionIdx is missing (required parameter)");
   } else if (pi === 0 || pi === 1 || pi === 2 || pi === "0" || pi === "1" || pi === "2") {
     positionIdx = Number(pi) as 0 | 1 | 2;
   } else return p(req, "positionIdx invalid: expected 0, 1 or 2");
@@ -124,7 +125,7 @@ const createOrder: Handler = (req) => {
   if (!link.ok) return p(req, "orderLinkId invalid: must be a string");
   if (link.v !== undefined && link.v.length > MAX_LINK_ID)
     return p(req, `orderLinkId too long (max ${MAX_LINK_ID})`);
-  const r = req.engine.hftCreate(req.account!, {
+  const r = req.exchange.hftCreate(req.account!, {
     symbol: inst.symbol,
     buy,
     market,
@@ -148,7 +149,7 @@ const cancelOrder: Handler = (req) => {
   const link = reqString(b, "orderLinkId", false);
   if (!id.ok || !link.ok) return p(req, "orderId / orderLinkId must be strings");
   if (id.v === undefined && link.v === undefined) return p(req, "orderId or orderLinkId is required");
-  const r = req.engine.hftCancel(req.account!, sym.v!.toUpperCase(), id.v ?? "", link.v ?? "");
+  const r = req.exchange.hftCancel(req.account!, sym.v!.toUpperCase(), id.v ?? "", link.v ?? "");
   if (!r.ok) return v5Err(r.code, r.message, req.serverNow);
   return v5Ok({ orderId: r.value.id, orderLinkId: r.value.clientId }, req.serverNow);
 };
@@ -183,7 +184,7 @@ const amendOrder: Handler = (req) => {
     if (ticks === undefined || ticks <= 0)
       return p(req, `price invalid: must be a positive multiple of tickSize ${inst.tickSize}`);
   }
-  const r = req.engine.hftAmend(req.account!, inst.symbol, id.v ?? "", link.v ?? "", lots, ticks);
+  const r = req.exchange.hftAmend(req.account!, inst.symbol, id.v ?? "", link.v ?? "", lots, ticks);
   if (!r.ok) return v5Err(r.code, r.message, req.serverNow);
   return v5Ok({ orderId: r.value.id, orderLinkId: r.value.clientId }, req.serverNow);
 };
@@ -195,11 +196,11 @@ const walletBalance: Handler = (req) => {
   if (coin !== undefined && coin.toUpperCase() !== "USDT")
     return v5Ok({ list: [{ accountType, coin: [] }] }, req.serverNow);
   const a = req.account!;
-  const stepOf = (s: string) => req.engine.book("hft", "linear", s)!.inst.step;
+  const stepOf = (s: string) => req.exchange.book("hft", "linear", s)!.inst.step;
   let upnl = 0;
   let positionIM = 0;
   for (const pos of a.positions.values()) {
-    const bk = req.engine.book("hft", "linear", pos.symbol)!;
+    const bk = req.exchange.book("hft", "linear", pos.symbol)!;
     upnl += pos.lots * bk.inst.step * (bk.lastTicks * bk.inst.tick - pos.avgPrice);
     positionIM += (Math.abs(pos.lots) * bk.inst.step * pos.avgPrice) / pos.leverage;
   }
@@ -229,7 +230,7 @@ const walletBalance: Handler = (req) => {
 
 function pageLimit(req: Req): number | Reply {
   const l = reqNumber(req.query, "limit", false);
-  const max = req.engine.opts.hft.pageSize;
+  const max = req.exchange.opts.hft.pageSize;
   if (!l.ok) return p(req, "limit invalid");
   if (l.v === undefined) return max;
   if (!Number.isInteger(l.v) || l.v < 1) return p(req, "limit invalid: must be a positive integer");
@@ -256,7 +257,7 @@ const realtime: Handler = (req) => {
   const orderId = q.get("orderId");
   const linkId = q.get("orderLinkId");
   const acct = req.account!;
-  const cutoff = req.engine.clock.now() - req.engine.opts.hft.closedVisibleMs;
+  const cutoff = req.exchange.clock.now() - req.exchange.opts.hft.closedVisibleMs;
   const list = [];
   let next = "";
   let last = 0;
@@ -344,9 +345,9 @@ const tickers: Handler = (req) => {
   const cat = category(req, req.query);
   if (cat !== undefined) return cat;
   const s = req.query.get("symbol")?.toUpperCase();
-  const now = req.engine.clock.now();
+  const now = req.exchange.clock.now();
   const list = [];
-  for (const b of req.engine.hftBooks) {
+  for (const b of req.exchange.hftBooks) {
     if (s !== undefined && b.inst.symbol !== s) continue;
     const inst = b.inst;
     const bb = b.levels(true, 1)[0];
@@ -401,7 +402,7 @@ const orderbook: Handler = (req) => {
     return p(req, "limit invalid: 1 to 500");
   const n = lim.v ?? 25;
   const fmt = (lv: Array<[number, number]>) => lv.map(([pt, l]) => [priceStr(b.inst, pt), qtyStr(b.inst, l)]);
-  const now = req.engine.clock.now();
+  const now = req.exchange.clock.now();
   return v5Ok(
     { s: b.inst.symbol, b: fmt(b.levels(true, n)), a: fmt(b.levels(false, n)), ts: now, u: b.trades.length },
     req.serverNow,
@@ -421,7 +422,7 @@ const positions: Handler = (req) => {
   const list = [];
   for (const pos of req.account!.positions.values()) {
     if (s !== undefined && pos.symbol !== s) continue;
-    list.push(v5PositionRecord(pos, req.engine.book("hft", "linear", pos.symbol)!));
+    list.push(v5PositionRecord(pos, req.exchange.book("hft", "linear", pos.symbol)!));
   }
   return v5Ok({ category: "linear", list, nextPageCursor: "" }, req.serverNow);
 };
@@ -462,7 +463,7 @@ const switchMode: Handler = (req) => {
   if (mode !== 0 && mode !== 3 && mode !== "0" && mode !== "3")
     return p(req, "mode invalid: expected 0 (one-way) or 3 (hedge)");
   const acct = req.account!;
-  if (req.engine.hftHasOpen(acct)) {
+  if (req.exchange.hftHasOpen(acct)) {
     return v5Err(
       RET_SWITCH_MODE_BLOCKED,
       "cannot switch position mode with open orders or positions",
@@ -498,7 +499,7 @@ const transfer: Handler = (req) => {
     wallet.available -= amount;
     acct.margin += amount;
   } else {
-    const free = acct.availableMargin((s) => req.engine.book("hft", "linear", s)!.inst.step);
+    const free = acct.availableMargin((s) => req.exchange.book("hft", "linear", s)!.inst.step);
     if (free + 1e-9 < amount)
       return v5Err(RET_TRANSFER, "Amount is more than available balance", req.serverNow);
     acct.margin -= amount;
@@ -533,7 +534,7 @@ const socketSignature: Handler = (req) => {
   const signature = createHmac("sha256", SOCKET_SECRET).update(`${wsKey}${expires}`).digest("hex");
   // Bare object, not enveloped [docs].
   const body = JSON.stringify({ api_key: wsKey, expires, signature });
-  const ready = req.engine.socketGrant?.(req.account!, wsKey, signature, expires);
+  const ready = req.exchange.socketGrant?.(req.account!, wsKey, signature, expires);
   return { status: 200, body, ready };
 };
 

@@ -1,7 +1,7 @@
-/** Spot v2 endpoints (exchange-api §4): validation at the edge, then the engine. */
-import type { SpotOrderRecord } from "../rest/wire.js";
+/** Spot v2 endpoints (exchange-api §4): validation at the edge, then the exchange. */
+import type { SpotOrderRecord } from "../src/rest/wire.js";
 import type { Book } from "./book.js";
-import type { Engine } from "./engine.js";
+import type { Exchange } from "./exchange.js";
 import { INSTRUMENTS, priceStr, qtyStr, type SimInstrument, toSteps } from "./instruments.js";
 import { isSpotTerminal, type SimOrder } from "./order.js";
 import { num, portfolioRows, spotRecord } from "./records.js";
@@ -21,7 +21,7 @@ const SPOT_INSTRUMENTS = INSTRUMENTS.filter((i) => i.surface === "spot");
 const MAX_CLIENT_ID = 64;
 
 function bad(req: Req, msg: string): Reply {
-  return message(req.engine.opts.spot.validationStatus, msg);
+  return message(req.exchange.opts.spot.validationStatus, msg);
 }
 
 function exchangeOf(req: Req, v: string | undefined, required: boolean): string | Reply {
@@ -39,7 +39,7 @@ function bookOf(req: Req): Book | Reply {
   if (!sym.ok) return bad(req, sym.msg);
   const e = exchangeOf(req, ex.v, true);
   if (typeof e !== "string") return e;
-  const b = req.engine.book("spot", e, sym.v!);
+  const b = req.exchange.book("spot", e, sym.v!);
   return b ?? bad(req, `Input symbol is invalid: ${sym.v} is not traded on ${e}`);
 }
 
@@ -59,7 +59,7 @@ const createOrder: Handler = (req) => {
   if (typeof e !== "string") return e;
   const sym = reqString(b, "symbol", true);
   if (!sym.ok) return bad(req, sym.msg);
-  const book = req.engine.book("spot", e, sym.v!);
+  const book = req.exchange.book("spot", e, sym.v!);
   if (book === undefined) return bad(req, `Input symbol is invalid: ${sym.v} is not traded on ${e}`);
   const inst = book.inst;
   const price = reqNumber(b, "price", true);
@@ -87,7 +87,7 @@ const createOrder: Handler = (req) => {
     return bad(req, `Input client_order_id is too long (max ${MAX_CLIENT_ID})`);
   const exp = reqNumber(b, "expiry_period", false);
   if (!exp.ok) return bad(req, exp.msg);
-  const spot = req.engine.opts.spot;
+  const spot = req.exchange.opts.spot;
   const expirySec = exp.v ?? spot.defaultExpirySec;
   if (!Number.isInteger(expirySec) || expirySec < 1 || expirySec > spot.maxExpirySec) {
     return bad(
@@ -95,7 +95,7 @@ const createOrder: Handler = (req) => {
       `Input expiry_period must be an integer number of seconds between 1 and ${spot.maxExpirySec}`,
     );
   }
-  const r = req.engine.spotCreate(req.account!, {
+  const r = req.exchange.spotCreate(req.account!, {
     exchange: e,
     symbol: inst.symbol,
     buy: s === "buy",
@@ -110,7 +110,7 @@ const createOrder: Handler = (req) => {
 const cancelOrder: Handler = (req) => {
   const id = reqString(req.body, "order_id", true);
   if (!id.ok) return bad(req, id.msg);
-  const r = req.engine.spotCancel(req.account!, id.v!);
+  const r = req.exchange.spotCancel(req.account!, id.v!);
   return r.ok ? spotOk(spotRecord(r.value)) : message(r.status, r.message);
 };
 
@@ -195,12 +195,12 @@ function matches(
 }
 
 /** Last price of `coin` in INR via the coinswitchx book (0 when not listed). */
-export function inrRate(engine: Engine, coin: string): number {
-  const b = engine.book("spot", "coinswitchx", `${coin}/INR`);
+export function inrRate(exchange: Exchange, coin: string): number {
+  const b = exchange.book("spot", "coinswitchx", `${coin}/INR`);
   return b === undefined ? 0 : b.lastTicks * b.inst.tick;
 }
 
-const portfolio: Handler = (req) => spotOk(portfolioRows(req.account!, (c) => inrRate(req.engine, c)));
+const portfolio: Handler = (req) => spotOk(portfolioRows(req.account!, (c) => inrRate(req.exchange, c)));
 
 function precisionOf(i: SimInstrument): { base: number; quote: number; limit: number } {
   return { base: i.qtyDecimals, quote: i.priceDecimals, limit: 0 };
@@ -248,7 +248,7 @@ const tradeInfo: Handler = (req) => {
 const tradingFee: Handler = (req) => {
   const e = exchangeOf(req, req.query.get("exchange") || undefined, true);
   if (typeof e !== "string") return e;
-  const f = req.engine.opts.spot.fees;
+  const f = req.exchange.opts.spot.fees;
   const ts = Math.floor(req.serverNow / 1000);
   const coins: Record<string, unknown> = {};
   for (const i of SPOT_INSTRUMENTS) {
@@ -290,7 +290,7 @@ const depth: Handler = (req) => {
   if (!("inst" in b)) return b;
   return spotOk({
     symbol: b.inst.symbol,
-    timestamp: req.engine.clock.now(),
+    timestamp: req.exchange.clock.now(),
     bids: depthLevels(b, true, 50),
     asks: depthLevels(b, false, 50),
   });
@@ -357,15 +357,15 @@ export function tickerRow(b: Book, now: number): Record<string, string | number>
 const ticker: Handler = (req) => {
   const b = bookOf(req);
   if (!("inst" in b)) return b;
-  return spotOk({ [b.inst.symbol]: tickerRow(b, req.engine.clock.now()) });
+  return spotOk({ [b.inst.symbol]: tickerRow(b, req.exchange.clock.now()) });
 };
 
 const allTicker: Handler = (req) => {
   const e = exchangeOf(req, req.query.get("exchange") || undefined, true);
   if (typeof e !== "string") return e;
-  const now = req.engine.clock.now();
+  const now = req.exchange.clock.now();
   const out: Record<string, unknown> = {};
-  for (const b of req.engine.spotBooks) if (b.inst.venue === e) out[b.inst.symbol] = tickerRow(b, now);
+  for (const b of req.exchange.spotBooks) if (b.inst.venue === e) out[b.inst.symbol] = tickerRow(b, now);
   return spotOk(out);
 };
 

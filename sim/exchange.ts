@@ -3,16 +3,16 @@
  * GTC/IOC/FOK/Market), fills with fees, balances and positions, and the seeded synthetic market.
  * HTTP handlers validate input and call in here with typed values; listeners get every change.
  */
-import type { SpotStatus, V5OrderStatus } from "../rest/wire.js";
+import type { SpotStatus, V5OrderStatus } from "../src/rest/wire.js";
 import { Account, type Execution, type Position } from "./account.js";
 import { Book, type PublicTrade } from "./book.js";
-import type { SimClock } from "./clock.js";
 import type { SimOptions } from "./config.js";
-import { INSTRUMENTS, instrumentKey, priceStr } from "./instruments.js";
+import { INSTRUMENTS, instrumentKey, priceStr, type SimInstrument } from "./instruments.js";
 import { isSpotTerminal, isV5Open, type SimOrder, type SimTif } from "./order.js";
 import { Rng, uuidFrom } from "./rng.js";
+import type { SimClock } from "./simClock.js";
 
-export interface EngineListener {
+export interface ExchangeListener {
   spotOrder(account: Account, order: SimOrder): void;
   spotBalance(account: Account): void;
   trade(book: Book, trade: PublicTrade): void;
@@ -64,15 +64,16 @@ const SYNTHETIC_ID = "synthetic";
 /** Per-account order history bound: past it, the oldest terminal orders are forgotten (long benchmark runs). */
 const MAX_ORDERS = 200_000;
 
-export class Engine {
+export class Exchange {
   readonly opts: SimOptions;
   readonly clock: SimClock;
   readonly books = new Map<string, Book>();
+  private readonly bookByInst = new Map<SimInstrument, Book>();
   readonly spotBooks: Book[] = [];
   readonly hftBooks: Book[] = [];
   readonly accounts = new Map<string, Account>();
   readonly created: CreateCounters = { spot: 0, hft: 0, dedupedSpot: 0, dedupedHft: 0 };
-  listener: EngineListener | undefined;
+  listener: ExchangeListener | undefined;
   hftListener: HftStreamListener | undefined;
   /** Installs an issued socket credential in the NATS server (when the sim controls its users). */
   socketGrant:
@@ -92,6 +93,7 @@ export class Engine {
     for (const inst of INSTRUMENTS) {
       const b = new Book(inst);
       this.books.set(instrumentKey(inst.surface, inst.venue, inst.symbol), b);
+      this.bookByInst.set(inst, b);
       (inst.surface === "spot" ? this.spotBooks : this.hftBooks).push(b);
     }
     for (const k of opts.apiKeys) this.registerAccount(k);
@@ -113,6 +115,16 @@ export class Engine {
 
   book(surface: "spot" | "hft", venue: string, symbol: string): Book | undefined {
     return this.books.get(instrumentKey(surface, venue, symbol));
+  }
+
+  /** The book an order rests in (orders name their instrument, not their book: no import cycle). */
+  private bookOf(o: SimOrder): Book {
+    return this.bookByInst.get(o.inst)!;
+  }
+
+  /** The account that owns a (non-synthetic) order. */
+  private ownerOf(o: SimOrder): Account {
+    return this.accounts.get(o.owner!)!;
   }
 
   // ---------------------------------------------------------------- Spot
@@ -213,17 +225,17 @@ export class Engine {
   /** Second phase of cancel/expiry; an order that filled completely in the gap stays EXECUTED. */
   private spotConfirm(o: SimOrder, to: SpotStatus): void {
     if (isSpotTerminal(o.spotStatus)) return;
-    o.book.remove(o);
+    this.bookOf(o).remove(o);
     o.spotStatus = to;
     o.updatedAt = this.clock.now();
     this.releaseSpot(o);
     this.closeOrder(o);
     this.emitSpot(o);
-    this.emitBalance(o.account!);
+    this.emitBalance(this.ownerOf(o));
   }
 
   private releaseSpot(o: SimOrder): void {
-    const acct = o.account!;
+    const acct = this.ownerOf(o);
     const inst = o.inst;
     if (o.buy) {
       const b = acct.balance(inst.quote);
@@ -349,7 +361,7 @@ export class Engine {
     const avail = acct.availableMargin((s) => this.book("hft", "linear", s)!.inst.step);
     if (newTotal - oldTotal > avail + 1e-9)
       return fail(200, "ab not enough for new order (insufficient margin)", 110007);
-    o.book.remove(o);
+    this.bookOf(o).remove(o);
     acct.orderMargin += newTotal - oldTotal;
     o.reservePerLot = newReserve;
     o.priceTicks = newTicks;
@@ -358,14 +370,14 @@ export class Engine {
     o.updatedAt = this.clock.now();
     this.match(o);
     if (o.leavesLots === 0) this.closeOrder(o);
-    else o.book.insert(o);
+    else this.bookOf(o).insert(o);
     this.hftListener?.order(acct, o);
     return { ok: true, value: o };
   }
 
   private hftFinish(o: SimOrder, status: V5OrderStatus): void {
-    o.book.remove(o);
-    o.account!.orderMargin -= o.reservePerLot * o.leavesLots;
+    this.bookOf(o).remove(o);
+    this.ownerOf(o).orderMargin -= o.reservePerLot * o.leavesLots;
     o.v5Status = status;
     o.updatedAt = this.clock.now();
     this.closeOrder(o);
@@ -401,8 +413,7 @@ export class Engine {
       id: acct === null ? SYNTHETIC_ID : uuidFrom(this.idRng),
       clientId,
       inst: book.inst,
-      book,
-      account: acct,
+      owner: acct === null ? null : acct.apiKey,
       buy,
       market,
       tif,
@@ -427,7 +438,7 @@ export class Engine {
 
   /** Matches a taker against the opposite side at maker prices, up to its limit. */
   private match(taker: SimOrder): void {
-    const book = taker.book;
+    const book = this.bookOf(taker);
     const opp = book.side(!taker.buy);
     const limit = taker.market ? (taker.buy ? Number.MAX_SAFE_INTEGER : 0) : taker.priceTicks;
     const before = taker.execLots;
@@ -443,10 +454,10 @@ export class Engine {
       }
       this.fill(maker, lots, maker.priceTicks, true, now);
       this.fill(taker, lots, maker.priceTicks, false, now);
-      if (maker.account !== null && maker.leavesLots === 0) this.closeOrder(maker);
+      if (maker.owner !== null && maker.leavesLots === 0) this.closeOrder(maker);
       this.listener?.trade(book, trade);
     }
-    if (taker.account !== null && taker.inst.surface === "spot" && taker.execLots !== before)
+    if (taker.owner !== null && taker.inst.surface === "spot" && taker.execLots !== before)
       this.emitSpot(taker);
   }
 
@@ -459,8 +470,8 @@ export class Engine {
     o.execLots += lots;
     o.cumValue += value;
     o.updatedAt = now;
-    const acct = o.account;
-    if (acct === null) return;
+    if (o.owner === null) return;
+    const acct = this.ownerOf(o);
     if (inst.surface === "spot") {
       const rate = isMaker ? this.opts.spot.fees.maker : this.opts.spot.fees.taker;
       const fee = value * rate;
@@ -556,7 +567,7 @@ export class Engine {
 
   private emitSpot(o: SimOrder): void {
     const l = this.listener;
-    if (l !== undefined && o.account !== null) l.spotOrder(o.account, o);
+    if (l !== undefined && o.owner !== null) l.spotOrder(this.ownerOf(o), o);
   }
 
   private emitBalance(a: Account): void {

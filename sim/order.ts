@@ -1,7 +1,5 @@
 /** The simulator's order: one shape for both surfaces; the wire records are built from it. */
-import type { SpotStatus, V5OrderStatus } from "../rest/wire.js";
-import type { Account } from "./account.js";
-import type { Book } from "./book.js";
+import type { SpotStatus, V5OrderStatus } from "../src/rest/wire.js";
 import type { SimInstrument } from "./instruments.js";
 
 export type SimTif = "GTC" | "IOC" | "FOK";
@@ -10,10 +8,10 @@ export interface SimOrder {
   id: string;
   /** client_order_id / orderLinkId; "" when none. */
   clientId: string;
+  /** Its book is the exchange's book for `inst`. */
   inst: SimInstrument;
-  book: Book;
-  /** null = synthetic liquidity. */
-  account: Account | null;
+  /** API key (lower-case hex) of the owning account; null = synthetic liquidity. */
+  owner: string | null;
   buy: boolean;
   market: boolean;
   tif: SimTif;

@@ -7,10 +7,10 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { Verifier } from "./auth.js";
 import type { SimOptions } from "./config.js";
-import type { Engine } from "./engine.js";
+import type { Exchange } from "./exchange.js";
 import type { Faults } from "./faults.js";
+import type { FixedWindowLimiter } from "./fixedWindowLimiter.js";
 import { hftRoutes } from "./hft.js";
-import type { RateLimiter } from "./ratelimit.js";
 import { message, type Reply, type Req, type RouteDef, v5Err } from "./reply.js";
 import { SPOT_ROUTES } from "./spot.js";
 
@@ -36,9 +36,9 @@ export interface Front {
 
 export interface FrontDeps {
   opts: SimOptions;
-  engine: Engine;
+  exchange: Exchange;
   verifier: Verifier;
-  limiter: RateLimiter;
+  limiter: FixedWindowLimiter;
   faults: Faults;
   serverNow: () => number;
 }
@@ -121,7 +121,10 @@ export function createFront(d: FrontDeps): Front {
       account = a.account;
     }
     const now = d.serverNow();
-    if (route.bucket !== "" && !d.limiter.take(route.bucket, account?.apiKey ?? "-", d.engine.clock.now())) {
+    if (
+      route.bucket !== "" &&
+      !d.limiter.take(route.bucket, account?.apiKey ?? "-", d.exchange.clock.now())
+    ) {
       send(res, hft ? v5Err(10006, "Too many visits", now, 429) : message(429, "Too many requests"));
       return;
     }
@@ -163,7 +166,7 @@ export function createFront(d: FrontDeps): Front {
       query,
       body: parsed,
       account,
-      engine: d.engine,
+      exchange: d.exchange,
       serverNow: now,
     };
     const reply = route.handler(ctx);

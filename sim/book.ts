@@ -85,7 +85,7 @@ export class Book {
       let w = 0;
       for (let r = 0; r < arr.length; r++) {
         const o = arr[r]!;
-        if (o.account === null) o.inBook = false;
+        if (o.owner === null) o.inBook = false;
         else arr[w++] = o;
       }
       arr.length = w;

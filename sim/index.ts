@@ -2,15 +2,10 @@
 export type { Account } from "./account.js";
 export { publicKeyFromHex } from "./auth.js";
 export { type DeepPartial, defaultOptions, resolveOptions, type SimOptions } from "./config.js";
-export type { Engine } from "./engine.js";
+export type { FaultControl, SimControl, SimCounters } from "./control.js";
+export type { Exchange } from "./exchange.js";
 export type { FaultKind, FaultRule, StreamFaults } from "./faults.js";
-export {
-  type FaultControl,
-  type SimControl,
-  type SimCounters,
-  type SimHandle,
-  startSimulator,
-} from "./handle.js";
+export { type SimHandle, startSimulator } from "./handle.js";
 export { INSTRUMENTS, type SimInstrument } from "./instruments.js";
 export {
   type NatsAuthority,

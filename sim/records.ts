@@ -1,4 +1,4 @@
-/** Builds the wire records of src/rest/wire.ts from engine state. */
+/** Builds the wire records of src/rest/wire.ts from exchange state. */
 import type {
   SpotBalanceUpdate,
   SpotOrderRecord,
@@ -6,7 +6,7 @@ import type {
   V5Execution,
   V5OrderRecord,
   V5Position,
-} from "../rest/wire.js";
+} from "../src/rest/wire.js";
 import type { Account, Execution, Position } from "./account.js";
 import type { Book } from "./book.js";
 import { priceStr, qtyStr } from "./instruments.js";

@@ -8,7 +8,7 @@ import type http from "node:http";
 import { type Namespace, Server } from "socket.io";
 import type { Account } from "./account.js";
 import type { Book, Candle, PublicTrade } from "./book.js";
-import type { Engine, EngineListener } from "./engine.js";
+import type { Exchange, ExchangeListener } from "./exchange.js";
 import type { Faults } from "./faults.js";
 import { priceStr, qtyStr } from "./instruments.js";
 import type { SimOrder } from "./order.js";
@@ -37,7 +37,7 @@ export interface StreamCounters {
   reordered: number;
 }
 
-export class Streams implements EngineListener {
+export class Streams implements ExchangeListener {
   readonly io: Server;
   readonly counters: StreamCounters = {
     orderUpdatesSent: 0,
@@ -51,16 +51,16 @@ export class Streams implements EngineListener {
   private readonly publicNs = new Map<string, Namespace>();
   private readonly held = new Map<string, unknown>();
   private readonly lastCandle = new Map<Book, number>();
-  private readonly engine: Engine;
+  private readonly exchange: Exchange;
   private readonly faults: Faults;
 
   constructor(
     server: http.Server,
-    engine: Engine,
+    exchange: Exchange,
     faults: Faults,
     isRegistered: (apiKey: string) => boolean,
   ) {
-    this.engine = engine;
+    this.exchange = exchange;
     this.faults = faults;
     this.io = new Server(server, {
       path: SOCKET_PATH,
@@ -71,11 +71,11 @@ export class Streams implements EngineListener {
     this.orders = this.privateNs("/orderupdates", ORDER_EVENT, isRegistered);
     this.balances = this.privateNs("/balanceupdates", BALANCE_EVENT, isRegistered, (socket, key) => {
       // A fresh snapshot right after subscribing [assumed], so the client has a baseline.
-      const a = engine.accounts.get(key);
+      const a = exchange.accounts.get(key);
       if (a !== undefined)
         socket.emit(
           BALANCE_EVENT,
-          balanceUpdate(a, (c) => inrRate(engine, c), engine.clock.now()),
+          balanceUpdate(a, (c) => inrRate(exchange, c), exchange.clock.now()),
         );
     });
     for (const ex of SPOT_EXCHANGES) {
@@ -89,7 +89,7 @@ export class Streams implements EngineListener {
             if (msg.event === "subscribe") {
               socket.join(room);
               if (ev === BOOK_EVENT) {
-                const b = engine.book("spot", ex, msg.pair.replace(",", "/"));
+                const b = exchange.book("spot", ex, msg.pair.replace(",", "/"));
                 if (b !== undefined) socket.emit(BOOK_EVENT, this.bookSnapshot(b));
               }
             } else if (msg.event === "unsubscribe") socket.leave(room);
@@ -169,7 +169,7 @@ export class Streams implements EngineListener {
 
   spotBalance(account: Account): void {
     if (!this.balances.adapter.rooms.has(account.apiKey)) return;
-    const payload = balanceUpdate(account, (c) => inrRate(this.engine, c), this.engine.clock.now());
+    const payload = balanceUpdate(account, (c) => inrRate(this.exchange, c), this.exchange.clock.now());
     if (this.deliver(this.balances, account.apiKey, BALANCE_EVENT, payload))
       this.counters.balanceUpdatesSent++;
   }
@@ -191,8 +191,8 @@ export class Streams implements EngineListener {
   }
 
   marketStep(): void {
-    const now = this.engine.clock.now();
-    for (const b of this.engine.spotBooks) {
+    const now = this.exchange.clock.now();
+    for (const b of this.exchange.spotBooks) {
       const ns = this.publicNs.get(b.inst.venue)!;
       const pair = b.inst.base + "," + b.inst.quote;
       const bookRoom = `${BOOK_EVENT}:${pair}`;
@@ -210,7 +210,7 @@ export class Streams implements EngineListener {
   bookSnapshot(b: Book): unknown {
     return {
       s: b.inst.base + "," + b.inst.quote,
-      timestamp: this.engine.clock.now(),
+      timestamp: this.exchange.clock.now(),
       bids: depthLevels(b, true, 20),
       asks: depthLevels(b, false, 20),
     };

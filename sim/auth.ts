@@ -5,7 +5,7 @@
  */
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import { signedMessage } from "../auth/signedMessage.js";
+import { signedMessage } from "../src/auth/signedMessage.js";
 import type { Account } from "./account.js";
 import type { SimOptions } from "./config.js";
 

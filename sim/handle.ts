@@ -1,5 +1,5 @@
 /**
- * `startSimulator(options)`: wires engine, HTTP front, Socket.IO streams and the optional admin
+ * `startSimulator(options)`: wires exchange, HTTP front, Socket.IO streams and the optional admin
  * endpoint, and returns the handle tests, the gateway and the benchmarks use.
  */
 import type http from "node:http";
@@ -7,50 +7,15 @@ import type { AddressInfo } from "node:net";
 import type { Account } from "./account.js";
 import { createAdmin } from "./admin.js";
 import { Verifier } from "./auth.js";
-import { SimClock } from "./clock.js";
 import { type DeepPartial, resolveOptions, type SimOptions } from "./config.js";
-import { Engine } from "./engine.js";
-import { type FaultRule, Faults, type StreamFaults, validateRule } from "./faults.js";
-import { SimNats, type SimNatsCounters } from "./natsStreams.js";
-import { RateLimiter } from "./ratelimit.js";
-import { type Counters, createFront } from "./server.js";
-import { type StreamCounters, Streams } from "./streams.js";
-
-export interface FaultControl {
-  add(rule: FaultRule): void;
-  clear(): void;
-  rules(): FaultRule[];
-  setStreams(s: Partial<StreamFaults>): void;
-  streams(): StreamFaults;
-  setClockSkew(ms: number): void;
-  /** Drops every Socket.IO connection; returns how many. */
-  disconnectStreams(mode?: "transport" | "server"): number;
-  /** NATS streams: stop publishing while connections stay up (no-op without NATS). */
-  pauseNats(paused: boolean): void;
-}
-
-export interface SimCounters {
-  /** Requests received for `METHOD /path` (counted on arrival, before auth and faults). */
-  requests(endpoint: string): number;
-  readonly http: Counters;
-  /** Orders actually created (a de-duplicated retry does not count). */
-  ordersCreated(surface?: "spot" | "hft"): number;
-  /** Creates answered from the de-dup map (same client id). */
-  deduplicated(surface?: "spot" | "hft"): number;
-  readonly streams: StreamCounters;
-  /** HFT NATS streams (undefined without `nats`). */
-  readonly nats: SimNatsCounters | undefined;
-}
-
-export interface SimControl {
-  registerAccount(apiKeyHex: string): Account;
-  readonly faults: FaultControl;
-  readonly market: { step(n?: number): void };
-  /** Manual time mode: advance virtual time (runs expiry, confirmations, scheduled steps). */
-  advance(ms: number): void;
-  setSpotDelays(d: { cancelConfirmMs?: number; expiryConfirmMs?: number }): void;
-  state(): Record<string, unknown>;
-}
+import type { FaultControl, SimControl, SimCounters } from "./control.js";
+import { Exchange } from "./exchange.js";
+import { Faults, validateRule } from "./faults.js";
+import { FixedWindowLimiter } from "./fixedWindowLimiter.js";
+import { SimNats } from "./natsStreams.js";
+import { createFront } from "./server.js";
+import { SimClock } from "./simClock.js";
+import { Streams } from "./streams.js";
 
 export interface SimHandle extends SimControl {
   /** `http://127.0.0.1:PORT` (or https). Both surfaces and the Socket.IO streams live here. */
@@ -60,7 +25,7 @@ export interface SimHandle extends SimControl {
   readonly adminUrl: string | undefined;
   readonly counters: SimCounters;
   readonly options: SimOptions;
-  readonly engine: Engine;
+  readonly exchange: Exchange;
   /** Server time (incl. injected clock skew), as `/time` reports it. */
   serverTime(): number;
   stop(): Promise<void>;
@@ -83,22 +48,22 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
   const faults = new Faults(opts.seed, opts.faults.rules, opts.faults.streams, opts.faults.clockSkewMs);
   const serverNow = (): number => Date.now() + faults.clockSkewMs;
   const verifier = new Verifier(opts.auth, serverNow);
-  const engine = new Engine({ ...opts, apiKeys: [] }, clock);
-  const limiter = new RateLimiter(opts.rateLimits.enabled, opts.rateLimits.buckets);
-  const front = createFront({ opts, engine, verifier, limiter, faults, serverNow });
-  const streams = new Streams(front.server, engine, faults, (k) => verifier.has(k));
-  engine.listener = streams;
+  const exchange = new Exchange({ ...opts, apiKeys: [] }, clock);
+  const limiter = new FixedWindowLimiter(opts.rateLimits.enabled, opts.rateLimits.buckets);
+  const front = createFront({ opts, exchange, verifier, limiter, faults, serverNow });
+  const streams = new Streams(front.server, exchange, faults, (k) => verifier.has(k));
+  exchange.listener = streams;
   let nats: SimNats | undefined;
   if (opts.nats !== undefined) {
     nats = new SimNats(opts.nats, faults);
     await nats.start();
-    engine.hftListener = nats;
+    exchange.hftListener = nats;
     const n = nats;
-    engine.socketGrant = (a, key, sig, expires) => n.grant(a, key, sig, expires);
+    exchange.socketGrant = (a, key, sig, expires) => n.grant(a, key, sig, expires);
   }
 
   const registerAccount = (apiKeyHex: string): Account => {
-    const a = engine.registerAccount(apiKeyHex);
+    const a = exchange.registerAccount(apiKeyHex);
     verifier.register(a);
     return a;
   };
@@ -130,16 +95,16 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
     http: front.counters,
     ordersCreated: (s) =>
       s === "spot"
-        ? engine.created.spot
+        ? exchange.created.spot
         : s === "hft"
-          ? engine.created.hft
-          : engine.created.spot + engine.created.hft,
+          ? exchange.created.hft
+          : exchange.created.spot + exchange.created.hft,
     deduplicated: (s) =>
       s === "spot"
-        ? engine.created.dedupedSpot
+        ? exchange.created.dedupedSpot
         : s === "hft"
-          ? engine.created.dedupedHft
-          : engine.created.dedupedSpot + engine.created.dedupedHft,
+          ? exchange.created.dedupedHft
+          : exchange.created.dedupedSpot + exchange.created.dedupedHft,
     streams: streams.counters,
     nats: nats?.counters,
   };
@@ -149,7 +114,7 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
     faults: faultControl,
     market: {
       step: (n = 1) => {
-        for (let i = 0; i < n; i++) engine.step();
+        for (let i = 0; i < n; i++) exchange.step();
       },
     },
     advance: (ms) => {
@@ -163,13 +128,13 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
     state: () => ({
       requests: Object.fromEntries(front.counters.requests),
       statuses: Object.fromEntries(front.counters.statuses),
-      ordersCreated: { ...engine.created },
+      ordersCreated: { ...exchange.created },
       streams: { ...streams.counters },
       faults: faults.rules,
       streamFaults: faults.streams,
       clockSkewMs: faults.clockSkewMs,
       spot: { cancelConfirmMs: opts.spot.cancelConfirmMs, expiryConfirmMs: opts.spot.expiryConfirmMs },
-      accounts: [...engine.accounts.keys()],
+      accounts: [...exchange.accounts.keys()],
     }),
   };
 
@@ -191,7 +156,7 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
     adminUrl,
     counters,
     options: opts,
-    engine,
+    exchange,
     serverTime: serverNow,
     async stop() {
       if (stopped) return;

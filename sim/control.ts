@@ -1,0 +1,46 @@
+/**
+ * The simulator's control surface (faults, market, time, accounts, counters): what the admin
+ * endpoint drives and `SimHandle` extends. Types only, so `admin.ts` and `handle.ts` share it
+ * without importing each other.
+ */
+import type { Account } from "./account.js";
+import type { FaultRule, StreamFaults } from "./faults.js";
+import type { SimNatsCounters } from "./natsStreams.js";
+import type { Counters } from "./server.js";
+import type { StreamCounters } from "./streams.js";
+
+export interface FaultControl {
+  add(rule: FaultRule): void;
+  clear(): void;
+  rules(): FaultRule[];
+  setStreams(s: Partial<StreamFaults>): void;
+  streams(): StreamFaults;
+  setClockSkew(ms: number): void;
+  /** Drops every Socket.IO connection; returns how many. */
+  disconnectStreams(mode?: "transport" | "server"): number;
+  /** NATS streams: stop publishing while connections stay up (no-op without NATS). */
+  pauseNats(paused: boolean): void;
+}
+
+export interface SimCounters {
+  /** Requests received for `METHOD /path` (counted on arrival, before auth and faults). */
+  requests(endpoint: string): number;
+  readonly http: Counters;
+  /** Orders actually created (a de-duplicated retry does not count). */
+  ordersCreated(surface?: "spot" | "hft"): number;
+  /** Creates answered from the de-dup map (same client id). */
+  deduplicated(surface?: "spot" | "hft"): number;
+  readonly streams: StreamCounters;
+  /** HFT NATS streams (undefined without `nats`). */
+  readonly nats: SimNatsCounters | undefined;
+}
+
+export interface SimControl {
+  registerAccount(apiKeyHex: string): Account;
+  readonly faults: FaultControl;
+  readonly market: { step(n?: number): void };
+  /** Manual time mode: advance virtual time (runs expiry, confirmations, scheduled steps). */
+  advance(ms: number): void;
+  setSpotDelays(d: { cancelConfirmMs?: number; expiryConfirmMs?: number }): void;
+  state(): Record<string, unknown>;
+}
