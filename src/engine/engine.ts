@@ -264,9 +264,9 @@ export class Engine implements GatewayEngine, OrderListener {
     const owner = this.owners.ownerOfSession(session);
     if (cmd.scope === QueryScope.One) {
       const o = this.store.bySessionOrder(owner, cmd.clOrdNo);
-      return o ? [updateBody(o, this.book.byId(o.instrumentId), 0, 0)] : [];
+      return o ? [updateBody(o, this.book.byId(o.instrumentId))] : [];
     }
-    return this.store.liveOrders(owner).map((o) => updateBody(o, this.book.byId(o.instrumentId), 0, 0));
+    return this.store.liveOrders(owner).map((o) => updateBody(o, this.book.byId(o.instrumentId)));
   }
 
   onDisconnect(session: SessionInfo, reason: DisconnectReason, cancelOrders: boolean): void {

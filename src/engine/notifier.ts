@@ -155,7 +155,7 @@ export class Notifier {
     } else if (WIRE_STATUS[prev] === WIRE_STATUS[st]) {
       return; // CancellationRaised after PendingCancel: nothing new for the strategy
     }
-    owners.toOwner(o, "OrderUpdate", updateBody(o, this.d.book.byId(o.instrumentId), 0, 0, this.updScratch));
+    owners.toOwner(o, "OrderUpdate", updateBody(o, this.d.book.byId(o.instrumentId), this.updScratch));
     this.stamp();
   }
 
@@ -168,7 +168,7 @@ export class Notifier {
     this.d.owners.toOwner(
       o,
       "Fill",
-      fillBody(o, e?.inst.quote ?? "", f.execId, f.pxTicks, f.lots, f.fee, 0, liq),
+      fillBody(o, e?.inst.quote ?? "", f.execId, f.pxTicks, f.lots, f.fee, f.venueMs, liq),
     );
     this.stamp();
     if (o.surface === "hft" && e !== undefined) this.d.account.onHftFill(o, e, f);

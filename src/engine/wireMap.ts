@@ -6,7 +6,7 @@
 import type { OrderType, Side, TimeInForce } from "../domain/types.js";
 import type { CancelRejectCode } from "../orders/guards.js";
 import type { Order } from "../orders/order.js";
-import { Status } from "../orders/status.js";
+import { Status, TERMINAL } from "../orders/status.js";
 import {
   type Body,
   CancelRejectReason,
@@ -152,12 +152,14 @@ export function cancelRejectBody(
 /** Decimal places used for average prices: the tick's scale plus four. */
 const AVG_EXTRA = 4;
 
-/** Fills `out` with the order's state (a fresh object when `out` is omitted: queries keep them). */
+/**
+ * Fills `out` with the order's state (a fresh object when `out` is omitted: queries keep them). A final
+ * order has nothing open (leaves 0 even when cancelled with quantity unfilled); the last-fill fields are
+ * the order's latest fill so far (0 before the first).
+ */
 export function updateBody(
   o: Order,
   e: InstrumentEntry | undefined,
-  lastPx: number,
-  lastLots: number,
   out: Body<"OrderUpdate"> = {} as Body<"OrderUpdate">,
 ): Body<"OrderUpdate"> {
   out.clOrdNo = o.clientOrderNo;
@@ -171,7 +173,7 @@ export function updateBody(
   out.priceTicks = o.priceTicks;
   out.qtyLots = o.qtyLots;
   out.cumQtyLots = o.filledLots;
-  out.leavesQtyLots = o.leavesLots;
+  out.leavesQtyLots = TERMINAL[o.status] ? 0 : o.leavesLots;
   if (o.avgPxTicks > 0 && e !== undefined) {
     const scale = e.price.scale + AVG_EXTRA;
     out.avgPxMantissa = Math.round(o.avgPxTicks * e.price.mantissa * 10 ** AVG_EXTRA);
@@ -180,8 +182,8 @@ export function updateBody(
     out.avgPxMantissa = 0;
     out.avgPxExponent = 0;
   }
-  out.lastFillPriceTicks = lastPx;
-  out.lastFillQtyLots = lastLots;
+  out.lastFillPriceTicks = Math.round(o.lastFillPxTicks);
+  out.lastFillQtyLots = o.lastFillLots;
   out.reasonCode = o.status === Status.Rejected ? CODES.VenueRejected.code : 0;
   return out;
 }
@@ -208,6 +210,7 @@ export function fillBody(
   pxTicks: number,
   lots: number,
   fee: number,
+  /** The venue's execution time (FillReport.venueMs); 0 = unknown. */
   exchangeTimeMs: number,
   liquidity = 0,
 ): Body<"Fill"> {

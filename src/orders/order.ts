@@ -45,6 +45,10 @@ export interface Order {
   avgPxTicks: number;
   /** Fees in quote currency (informational; the venue's cumulative figure when it sends one). */
   fees: number;
+  /** The latest fill: price in ticks (float when synthesized from an average), lots, venue time (ms); 0 before any. */
+  lastFillPxTicks: number;
+  lastFillLots: number;
+  lastFillMs: number;
   /** Set when filledLots exceeded qtyLots (reported once, counted). */
   overfilled: boolean;
   /** A cancel asked for while the create was unanswered; sent once the exchange id is known. */
@@ -112,6 +116,9 @@ export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): O
     execLots: 0,
     avgPxTicks: 0,
     fees: 0,
+    lastFillPxTicks: 0,
+    lastFillLots: 0,
+    lastFillMs: 0,
     overfilled: false,
     cancelHeld: false,
     rejectReason: "",

@@ -29,6 +29,11 @@ export interface FillReport {
   fee: number;
   synthetic: boolean;
   tsNs: number;
+  /**
+   * Venue time of the execution (Unix ms): the execution record's `execTime`, or for a fill synthesized
+   * from a cumulative order record that record's update time (the venue says no more); 0 = unknown.
+   */
+  venueMs: number;
 }
 
 /** Receives every change. One object with methods; called synchronously inside `apply`. */
@@ -126,7 +131,15 @@ export class OrderStore {
     buffered: false,
   };
   private readonly scratch: OrderEvent = newEvent();
-  private readonly fill: FillReport = { execId: "", lots: 0, pxTicks: 0, fee: 0, synthetic: false, tsNs: 0 };
+  private readonly fill: FillReport = {
+    execId: "",
+    lots: 0,
+    pxTicks: 0,
+    fee: 0,
+    synthetic: false,
+    tsNs: 0,
+    venueMs: 0,
+  };
   /** Totals: events applied, status changes, fills, overfills, events for unknown orders. */
   readonly stats = { events: 0, transitions: 0, fills: 0, overfills: 0, unknownOrder: 0 };
 
@@ -501,6 +514,7 @@ export class OrderStore {
     f.fee = fee;
     f.synthetic = id === "";
     f.tsNs = ev.tsNs;
+    this.noteLastFill(o, f, ev.venueMs);
     this.listener.onFill(o, f);
   }
 
@@ -526,7 +540,16 @@ export class OrderStore {
     f.fee = 0;
     f.synthetic = true;
     f.tsNs = ev.tsNs;
+    this.noteLastFill(o, f, ev.venueMs);
     this.listener.onFill(o, f);
+  }
+
+  /** The order keeps its latest fill (OrderUpdate's lastFill fields); the report gets the venue time. */
+  private noteLastFill(o: Order, f: FillReport, venueMs: number): void {
+    f.venueMs = venueMs > 0 ? venueMs : 0;
+    o.lastFillPxTicks = f.pxTicks;
+    o.lastFillLots = f.lots;
+    o.lastFillMs = f.venueMs;
   }
 
   private addFilled(o: Order, lots: number, r: ApplyResult, ts: number): void {

@@ -41,7 +41,7 @@ describe("order lifecycle through the whole chain", () => {
     await pending;
     const fin = await cancelled;
     expect(fin.cumQtyLots).toBe(40);
-    expect(fin.leavesQtyLots).toBe(60);
+    expect(fin.leavesQtyLots).toBe(0); // nothing is open once an order is final
 
     // The fills and the final state came through the Spot order stream (src/streams) wired by the engine.
     const feed = t.h.feeds[0] as StreamsFeed;

@@ -85,6 +85,34 @@ describe("OrderStore: lifecycle", () => {
     expect(rec.fills.map((f) => f.lots)).toEqual([3, 2]);
   });
 
+  it("the order keeps its latest fill and each fill report carries the venue time", () => {
+    const { store, rec } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X" }, Source.Rest));
+    expect(o).toMatchObject({ lastFillPxTicks: 0, lastFillLots: 0, lastFillMs: 0 });
+    // An execution: its execTime.
+    store.apply(
+      ev(Ev.Fill, { exchangeId: "X", execId: "e1", lots: 4, pxTicks: 1000, venueMs: 1_700_000_000_111 }),
+    );
+    expect(o).toMatchObject({ lastFillPxTicks: 1000, lastFillLots: 4, lastFillMs: 1_700_000_000_111 });
+    expect(rec.fills[0]!.venueMs).toBe(1_700_000_000_111);
+    // A cumulative record: the delta at the price implied by the new average, at the record's update time.
+    store.apply(
+      ev(Ev.VenuePartiallyFilled, {
+        exchangeId: "X",
+        cumLots: 6,
+        avgPxTicks: 1002,
+        venueMs: 1_700_000_000_222,
+      }),
+    );
+    expect(o).toMatchObject({ lastFillLots: 2, lastFillMs: 1_700_000_000_222 });
+    expect(o.lastFillPxTicks).toBeCloseTo(1006, 9);
+    expect(rec.fills[1]).toMatchObject({ lots: 2, synthetic: true, venueMs: 1_700_000_000_222 });
+    // A record without a time: unknown (0), never a made-up time.
+    store.apply(ev(Ev.VenuePartiallyFilled, { exchangeId: "X", cumLots: 7, avgPxTicks: 1002 }));
+    expect(rec.fills[2]!.venueMs).toBe(0);
+  });
+
   it("a late partial after Filled never regresses", () => {
     const { store } = storeWithRecorder();
     const o = store.create(req(1));
