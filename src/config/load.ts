@@ -59,6 +59,11 @@ export interface Config {
     maxOrderNotionalInr: string;
     maxOrderNotionalUsdt: string;
     priceBandBps: number;
+    noReferenceMarket: "refuse" | "allow";
+    noReferenceLimit: "refuse" | "allow";
+    referenceMaxAgeMs: number;
+    spotReferenceStream: boolean;
+    hftReferencePollMs: number;
     duplicateWindowMs: number;
   };
   engine: { stateFile: string; replayJournal: boolean };

@@ -297,6 +297,36 @@ export const KNOBS: readonly Knob[] = [
     doc: "limit prices further than this from the reference price are refused (0 = off)",
   },
   {
+    path: "risk.noReferenceMarket",
+    type: oneOf("refuse", "allow"),
+    def: "refuse",
+    doc: "a market order on an instrument with no (fresh) reference price: refuse (its value and band cannot be checked) or allow",
+  },
+  {
+    path: "risk.noReferenceLimit",
+    type: oneOf("refuse", "allow"),
+    def: "allow",
+    doc: "a limit order on an instrument with no (fresh) reference price: allow (counted in hftgate_risk_unreferenced_orders; its own price bounds its value) or refuse",
+  },
+  {
+    path: "risk.referenceMaxAgeMs",
+    type: int(0, MS_DAY),
+    def: 300_000,
+    doc: "a reference price older than this counts as none (0 = never too old)",
+  },
+  {
+    path: "risk.spotReferenceStream",
+    type: bool,
+    def: true,
+    doc: "feed Spot reference prices (last trade, else mid) from the public order-book and trade streams",
+  },
+  {
+    path: "risk.hftReferencePollMs",
+    type: int(0, 600_000),
+    def: 1_000,
+    doc: "poll GET /v5/market/tickers this often for HFT reference prices (last price, else mid); one request for every symbol, skipped when the limiter has no room (0 = off)",
+  },
+  {
     path: "risk.duplicateWindowMs",
     type: int(0, 3_600_000),
     def: 0,

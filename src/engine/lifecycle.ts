@@ -25,6 +25,7 @@ import { healthReply, metricsReply } from "./health.js";
 import { type InstrumentBook, loadInstruments } from "./instruments.js";
 import { EngineMetrics } from "./metrics.js";
 import { type ReplaySummary, replayInto } from "./recovery.js";
+import { ReferencePrices } from "./referencePrices.js";
 import { StreamsFeed } from "./streamsFeed.js";
 import { type VenueFeed, VenueSync } from "./sync.js";
 
@@ -71,6 +72,8 @@ export interface EngineHandle {
   readonly feeds: readonly VenueFeed[];
   readonly metrics: EngineMetrics;
   readonly risk: RiskGate;
+  /** Feeds the risk gate's reference prices (price band, market-order value cap). */
+  readonly referencePrices: ReferencePrices;
   readonly journal: Journal | undefined;
   /** The embedded simulator (venue `sim`), else undefined. */
   readonly sim: SimHandle | undefined;
@@ -222,6 +225,8 @@ async function boot(
     maxOpenOrdersPerInstrument: config.risk.maxOpenOrdersPerInstrument,
     maxOrderNotionalByQuote: { INR: config.risk.maxOrderNotionalInr, USDT: config.risk.maxOrderNotionalUsdt },
     priceBandBps: config.risk.priceBandBps,
+    noReference: { market: config.risk.noReferenceMarket, limit: config.risk.noReferenceLimit },
+    referenceMaxAgeMs: config.risk.referenceMaxAgeMs,
     duplicateWindowMs: config.risk.duplicateWindowMs,
     ...opts.risk,
   });
@@ -350,8 +355,32 @@ async function boot(
     log.info({ replayedLive: replay.live, liveAfterReconcile: live }, "restart reconciliation done");
   }
 
+  // Reference prices before the command API opens (the first HFT tickers poll is awaited).
+  const referencePrices = new ReferencePrices({
+    risk,
+    instruments,
+    client: rest.client,
+    limiter,
+    log,
+    streamBaseUrl: streamBase,
+    spotStream: config.risk.spotReferenceStream && surfaces.includes("spot"),
+    hftCategory: config.venue.hftCategory,
+    hftPollMs: surfaces.includes("hft") ? config.risk.hftReferencePollMs : 0,
+    staleMs: config.streams.staleMs,
+  });
+  cleanups.push(() => referencePrices.stop());
+  await referencePrices.start();
+
   // 8. metrics that read other parts lazily
   registerGauges(metrics, engine, rest, limiter, sync, journal);
+  for (const type of ["limit", "market"] as const) {
+    metrics.gauge(
+      "hftgate_risk_unreferenced_orders",
+      "Orders passed with no fresh reference price under the allow policy (counter)",
+      () => (type === "limit" ? risk.stats.unreferencedLimit : risk.stats.unreferencedMarket),
+      { type },
+    );
+  }
 
   // 9. the command API
   const token = config.gateway.token ?? randomBytes(16).toString("hex");
@@ -448,6 +477,7 @@ async function boot(
       engine.detach();
       step("gateway");
       for (const f of feeds) await f.stop().catch(() => {});
+      referencePrices.stop();
       await sync.stop();
       step("feeds");
       limiter?.close();
@@ -486,6 +516,7 @@ async function boot(
     feeds,
     metrics,
     risk,
+    referencePrices,
     journal,
     sim,
     url: gateway.url,

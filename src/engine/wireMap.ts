@@ -76,6 +76,7 @@ export const RISK_TO_CODE: Readonly<Record<RiskRejectCode, CodeName>> = {
   POSITION_INSTRUMENT: "RiskLimit",
   POSITION_SESSION: "RiskLimit",
   PRICE_BAND: "RiskLimit",
+  NO_REFERENCE_PRICE: "RiskLimit",
   DUPLICATE_ORDER: "RiskLimit",
   TRADING_HALTED: "TradingHalted",
   REDUCE_ONLY: "ReducingOnly",

@@ -13,6 +13,7 @@ export const RISK_REJECTS = {
   POSITION_INSTRUMENT: "order could breach the instrument position limit",
   POSITION_SESSION: "order could breach the session position limit",
   PRICE_BAND: "price too far from the reference price",
+  NO_REFERENCE_PRICE: "no reference price known for this instrument",
   DUPLICATE_ORDER: "same order sent moments ago",
   TRADING_HALTED: "trading is halted",
   REDUCE_ONLY: "trading is reducing: only orders that reduce the position are allowed",

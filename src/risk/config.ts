@@ -18,6 +18,8 @@ export interface InstrumentLimits {
   readonly priceBandBps?: number;
 }
 
+export type NoReferencePolicy = "refuse" | "allow";
+
 export interface TriggerSpec {
   /** This many events inside `windowMs` fire the trigger; count 0 disables it. */
   readonly count: number;
@@ -34,6 +36,14 @@ export interface RiskConfig {
   readonly maxOrderNotionalByQuote: Readonly<Record<string, string>>;
   /** Limit prices further than this from the reference (last trade or mid) are refused; 0 = off. */
   readonly priceBandBps: number;
+  /**
+   * What happens to an order when the instrument has no (fresh) reference price, by order type. A market
+   * order is refused by default: with no price, neither the band nor the value cap can be checked. A
+   * limit order is allowed by default (its own price bounds its value) and counted in `stats`.
+   */
+  readonly noReference: { readonly market: NoReferencePolicy; readonly limit: NoReferencePolicy };
+  /** A reference price older than this counts as none (0 = never too old). */
+  readonly referenceMaxAgeMs: number;
   /** Identical orders (session, instrument, side, price, qty) within this window are refused; 0 = off. */
   readonly duplicateWindowMs: number;
   /** Per-symbol overrides (exchange spelling: "BTC/INR", "BTCUSDT"). */
@@ -51,6 +61,8 @@ export const DEFAULT_RISK_CONFIG: RiskConfig = {
   maxOpenOrdersPerInstrument: 200,
   maxOrderNotionalByQuote: { INR: "1000000", USDT: "10000" },
   priceBandBps: 1000,
+  noReference: { market: "refuse", limit: "allow" },
+  referenceMaxAgeMs: 300_000,
   duplicateWindowMs: 0,
   instruments: {},
   triggers: {
@@ -65,6 +77,7 @@ export function riskConfig(partial: Partial<RiskConfig> = {}): RiskConfig {
   return {
     ...DEFAULT_RISK_CONFIG,
     ...partial,
+    noReference: { ...DEFAULT_RISK_CONFIG.noReference, ...partial.noReference },
     triggers: { ...DEFAULT_RISK_CONFIG.triggers, ...partial.triggers },
   };
 }

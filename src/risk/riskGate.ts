@@ -48,8 +48,10 @@ interface InstrumentState extends Exposure {
   readonly maxOpenOrders: number;
   readonly bandBps: number;
   openOrders: number;
-  /** Reference price in ticks (last trade or mid); 0 = none, band check skipped. */
+  /** Reference price in ticks (last trade or mid); 0 = none (the no-reference policy applies). */
   refTicks: number;
+  /** When refTicks was set (risk clock, ms). */
+  refAtMs: number;
 }
 
 interface SessionState {
@@ -96,6 +98,8 @@ export class RiskGate {
   private readonly unknownTrigger: RateTrigger;
   private streamDownSince = -1;
   private tradingState: TradingState = "active";
+  /** Orders that passed with no (fresh) reference price, by type (the `allow` policy). */
+  readonly stats = { unreferencedLimit: 0, unreferencedMarket: 0 };
 
   constructor(config: Partial<RiskConfig> = {}, clock: RiskClock = { now: () => Date.now() }) {
     this.config = riskConfig(config);
@@ -136,13 +140,30 @@ export class RiskGate {
       openSell: prev?.openSell ?? 0,
       openOrders: prev?.openOrders ?? 0,
       refTicks: prev?.refTicks ?? 0,
+      refAtMs: prev?.refAtMs ?? 0,
     });
   }
 
-  /** Last trade or mid, in ticks; 0 clears it (band check skipped). */
+  /** Last trade or mid, in ticks (fed by src/engine/referencePrices.ts); 0 clears it. */
   setReferencePrice(instrumentId: number, ticks: number): void {
     const st = this.byId.get(instrumentId);
-    if (st !== undefined && Number.isFinite(ticks) && ticks >= 0) st.refTicks = ticks;
+    if (st !== undefined && Number.isFinite(ticks) && ticks >= 0) {
+      st.refTicks = ticks;
+      st.refAtMs = this.clock.now();
+    }
+  }
+
+  /** The reference price in ticks the checks would use now; 0 = none or too old. */
+  referencePrice(instrumentId: number): number {
+    const st = this.byId.get(instrumentId);
+    return st === undefined ? 0 : this.freshRef(st);
+  }
+
+  private freshRef(st: InstrumentState): number {
+    const ref = st.refTicks;
+    if (ref <= 0) return 0;
+    const maxAge = this.config.referenceMaxAgeMs;
+    return maxAge > 0 && this.clock.now() - st.refAtMs > maxAge ? 0 : ref;
   }
 
   // ---- the check -------------------------------------------------------------------------------
@@ -166,13 +187,15 @@ export class RiskGate {
     }
     if (qty < st.minLots) return "QTY_BELOW_MIN";
     if (qty > st.maxLots) return "QTY_ABOVE_MAX";
-    const valuePrice = isLimit ? price : st.refTicks;
+    const ref = this.freshRef(st);
+    if (ref === 0 && this.config.noReference[o.type] === "refuse") return "NO_REFERENCE_PRICE";
+    // A market order is valued at the reference price (unknown only under the `allow` policy).
+    const valuePrice = isLimit ? price : ref;
     if (valuePrice > 0) {
       const tl = valuePrice * qty;
       if (tl < st.minNotionalTL - 1e-9) return "NOTIONAL_BELOW_MIN";
       if (tl > st.maxNotionalTL + 1e-9) return "NOTIONAL_ABOVE_MAX";
     }
-    const ref = st.refTicks;
     if (isLimit && ref > 0 && st.bandBps > 0) {
       const diff = price > ref ? price - ref : ref - price;
       if (diff * 10_000 > st.bandBps * ref) return "PRICE_BAND";
@@ -191,6 +214,10 @@ export class RiskGate {
     if (dupMs > 0) {
       const seen = this.recent.get(dupKey(o));
       if (seen !== undefined && this.clock.now() - seen < dupMs) return "DUPLICATE_ORDER";
+    }
+    if (ref === 0) {
+      if (isLimit) this.stats.unreferencedLimit++;
+      else this.stats.unreferencedMarket++;
     }
     return null;
   }

@@ -64,6 +64,9 @@ export class TopOfBook {
   private readonly rows = new Map<string, Top>();
   readonly stats: TopOfBookStats = { books: 0, trades: 0, candles: 0, malformed: 0 };
 
+  /** `onChange` hears every applied book snapshot and trade (e.g. to feed risk reference prices). */
+  constructor(private readonly onChange?: (t: Readonly<Top>) => void) {}
+
   get(exchange: string, pair: string): Readonly<Top> | undefined {
     return this.rows.get(topKey(exchange, pair));
   }
@@ -113,6 +116,7 @@ export class TopOfBook {
     t.askQty = a[1];
     t.bookTs = m.timestamp;
     this.stats.books++;
+    this.onChange?.(t);
     return true;
   }
 
@@ -134,6 +138,7 @@ export class TopOfBook {
     t.lastQty = q;
     t.lastTs = ts;
     this.stats.trades++;
+    this.onChange?.(t);
     return true;
   }
 

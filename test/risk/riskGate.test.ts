@@ -100,7 +100,8 @@ describe("pre-trade checks", () => {
     // 1,000,000 INR default maximum: 0.3 BTC at 5,000,000 = 1,500,000
     expect(gate.check(order({ qtyLots: 3000 }))).toBe("NOTIONAL_ABOVE_MAX");
     expect(gate.check(order({ qtyLots: 2000 }))).toBeNull();
-    expect(gate.check(order({ type: "market", priceTicks: 0, qtyLots: 3000 }))).toBeNull(); // no reference
+    // No reference price: the default refuses a market order (its value cannot be known).
+    expect(gate.check(order({ type: "market", priceTicks: 0, qtyLots: 3000 }))).toBe("NO_REFERENCE_PRICE");
     gate.setReferencePrice(1, 5_000_000);
     expect(gate.check(order({ type: "market", priceTicks: 0, qtyLots: 3000 }))).toBe("NOTIONAL_ABOVE_MAX");
     const { gate: g2 } = mk({ instruments: { "BTC/INR": { maxOrderNotional: "5000" } } });
@@ -117,6 +118,36 @@ describe("pre-trade checks", () => {
     expect(gate.check(order({ side: "sell", priceTicks: 4_949_999 }))).toBe("PRICE_BAND");
     gate.setReferencePrice(1, 0);
     expect(gate.check(order({ priceTicks: 4_000_000 }))).toBeNull();
+  });
+
+  it("no reference price: market refused and limit allowed (counted) by default; both knobs either way", () => {
+    const { gate } = mk();
+    const market = order({ type: "market", priceTicks: 0 });
+    expect(gate.check(market)).toBe("NO_REFERENCE_PRICE");
+    expect(gate.check(order())).toBeNull();
+    expect(gate.stats).toEqual({ unreferencedLimit: 1, unreferencedMarket: 0 });
+    const { gate: flipped } = mk({ noReference: { market: "allow", limit: "refuse" } });
+    expect(flipped.check(market)).toBeNull();
+    expect(flipped.check(order())).toBe("NO_REFERENCE_PRICE");
+    expect(flipped.stats).toEqual({ unreferencedLimit: 0, unreferencedMarket: 1 });
+    // With a reference nothing is counted.
+    flipped.setReferencePrice(1, 5_000_000);
+    expect(flipped.check(order())).toBeNull();
+    expect(flipped.check(market)).toBeNull();
+    expect(flipped.stats).toEqual({ unreferencedLimit: 0, unreferencedMarket: 1 });
+  });
+
+  it("a reference price older than referenceMaxAgeMs counts as none", () => {
+    const { gate, clock } = mk({ referenceMaxAgeMs: 1000 });
+    gate.setReferencePrice(1, 5_000_000);
+    expect(gate.check(order({ priceTicks: 2_500_000 }))).toBe("PRICE_BAND");
+    expect(gate.referencePrice(1)).toBe(5_000_000);
+    clock.t += 1001;
+    expect(gate.referencePrice(1)).toBe(0);
+    expect(gate.check(order({ priceTicks: 2_500_000 }))).toBeNull(); // limit: allowed without one
+    expect(gate.check(order({ type: "market", priceTicks: 0 }))).toBe("NO_REFERENCE_PRICE");
+    gate.setReferencePrice(1, 5_000_000);
+    expect(gate.check(order({ priceTicks: 2_500_000 }))).toBe("PRICE_BAND");
   });
 
   it("max open orders per instrument and per session; released on close", () => {
