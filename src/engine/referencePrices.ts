@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { RateLimiter } from "../limits/limiter.js";
 import type { RestClient } from "../rest/client.js";
 import type { RiskGate } from "../risk/riskGate.js";
-import { MarketData, type Top, TopOfBook } from "../streams/marketData.js";
+import { MarketData, type Top, TopOfBook, topKey } from "../streams/marketData.js";
 import type { InstrumentBook, InstrumentEntry } from "./instruments.js";
 
 export interface ReferencePricesOptions {
@@ -62,8 +62,10 @@ export class ReferencePrices {
       const e = o.instruments.byId(inst.id)!;
       if (inst.surface === "spot") {
         const pair = `${inst.base},${inst.quote}`;
-        this.spotByKey.set(`${inst.venue.toLowerCase()}:${pair.toUpperCase()}`, e);
-        (pairs[inst.venue] ??= []).push(pair);
+        this.spotByKey.set(topKey(inst.venue, pair), e);
+        const list = pairs[inst.venue] ?? [];
+        list.push(pair);
+        pairs[inst.venue] = list;
       } else if (inst.venue === o.hftCategory) {
         this.hftBySymbol.set(inst.symbol, e);
       }
