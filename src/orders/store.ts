@@ -376,10 +376,11 @@ export class OrderStore {
       }
       // Venue records carry the cumulative quantity: apply it as a fill if the (new) status allows.
       if (isVenueStatusEvent(kind)) {
+        const feesBefore = o.fees;
         if (ev.fee > o.fees) o.fees = ev.fee;
         if (ev.cumLots > o.filledLots) {
           const fcode = TABLE[o.status * EVENT_COUNT + Ev.Fill]!;
-          if (fcode > DROP_BASE) this.applyCum(o, ev, r, fcode);
+          if (fcode > DROP_BASE) this.applyCum(o, ev, r, fcode, feesBefore);
           else this.dropCounts[DROP_BASE - fcode]! += 1;
         } else if (ev.avgPxTicks > 0 && ev.cumLots === o.filledLots && o.filledLots > 0) {
           o.avgPxTicks = ev.avgPxTicks;
@@ -519,7 +520,7 @@ export class OrderStore {
   }
 
   /** A cumulative quantity from an order record (Spot has no execution ids): the delta is a synthesized fill. */
-  private applyCum(o: Order, ev: OrderEvent, r: ApplyResult, code: number): void {
+  private applyCum(o: Order, ev: OrderEvent, r: ApplyResult, code: number, feesBefore: number): void {
     const lots = ev.cumLots - o.filledLots;
     const prevNotional = o.avgPxTicks * o.filledLots;
     let px: number;
@@ -537,7 +538,8 @@ export class OrderStore {
     f.execId = `${o.exchangeId || o.clientId}:${o.filledLots}`;
     f.lots = lots;
     f.pxTicks = px;
-    f.fee = 0;
+    // The record's cumulative fee (HFT cumExecFee) less what earlier fills carried; 0 when it has none (Spot).
+    f.fee = ev.fee > feesBefore ? ev.fee - feesBefore : 0;
     f.synthetic = true;
     f.tsNs = ev.tsNs;
     this.noteLastFill(o, f, ev.venueMs);

@@ -70,7 +70,8 @@ describe("telemetry", () => {
     const no = c.placeOrder({
       instrumentId: t.inst("linear", "ETHUSDT"),
       side: Side.Sell,
-      priceTicks: 400_000,
+      // Resting 3% above the venue's last price (3,300): inside the 10% price band.
+      priceTicks: 340_000,
       qtyLots: 1,
     });
     await ack;

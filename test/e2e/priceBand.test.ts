@@ -4,33 +4,14 @@
  * by risk and nothing reaches the venue (requests counted at the simulator), an in-band order passes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadKeyPair } from "../../src/auth/keys.js";
-import { generateKeyHex } from "../../src/commands/keygen.js";
 import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import type { RestStack } from "../../src/rest/stack.js";
 import { RISK_REJECTS } from "../../src/risk/codes.js";
 import { type Harness, next, startHarness, until } from "./harness.js";
+import { otherAccount, ticksOf as ticks } from "./otherAccount.js";
 
 const SPOT_CREATE = "POST /trade/api/v2/order";
 const HFT_CREATE = "POST /v5/order/create";
-
-/** A second account at the same simulator (someone else trading), over signed REST. */
-function otherAccount(t: Harness): RestStack {
-  const kp = generateKeyHex();
-  t.h.sim!.registerAccount(kp.apiKey);
-  return createRestStack({
-    keys: loadKeyPair(kp.secretKey),
-    spotBaseUrl: t.h.sim!.baseUrl,
-    hftBaseUrl: t.h.sim!.baseUrl,
-    presign: false,
-    clock: false,
-  });
-}
-
-/** Venue price → ticks of the gateway's instrument. */
-function ticks(t: Harness, id: number, price: number): number {
-  return Math.round(price / Number(t.h.instruments.byId(id)!.inst.tickSize));
-}
 
 describe("price band with reference prices from market data", () => {
   let t: Harness;

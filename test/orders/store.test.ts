@@ -92,7 +92,14 @@ describe("OrderStore: lifecycle", () => {
     expect(o).toMatchObject({ lastFillPxTicks: 0, lastFillLots: 0, lastFillMs: 0 });
     // An execution: its execTime.
     store.apply(
-      ev(Ev.Fill, { exchangeId: "X", execId: "e1", lots: 4, pxTicks: 1000, venueMs: 1_700_000_000_111 }),
+      ev(Ev.Fill, {
+        exchangeId: "X",
+        execId: "e1",
+        lots: 4,
+        pxTicks: 1000,
+        fee: 0.2,
+        venueMs: 1_700_000_000_111,
+      }),
     );
     expect(o).toMatchObject({ lastFillPxTicks: 1000, lastFillLots: 4, lastFillMs: 1_700_000_000_111 });
     expect(rec.fills[0]!.venueMs).toBe(1_700_000_000_111);
@@ -102,15 +109,18 @@ describe("OrderStore: lifecycle", () => {
         exchangeId: "X",
         cumLots: 6,
         avgPxTicks: 1002,
+        fee: 0.5,
         venueMs: 1_700_000_000_222,
       }),
     );
     expect(o).toMatchObject({ lastFillLots: 2, lastFillMs: 1_700_000_000_222 });
     expect(o.lastFillPxTicks).toBeCloseTo(1006, 9);
     expect(rec.fills[1]).toMatchObject({ lots: 2, synthetic: true, venueMs: 1_700_000_000_222 });
+    // Its fee: the record's cumulative fee less what the execution already carried.
+    expect(rec.fills[1]!.fee).toBeCloseTo(0.3, 12);
     // A record without a time: unknown (0), never a made-up time.
     store.apply(ev(Ev.VenuePartiallyFilled, { exchangeId: "X", cumLots: 7, avgPxTicks: 1002 }));
-    expect(rec.fills[2]!.venueMs).toBe(0);
+    expect(rec.fills[2]).toMatchObject({ venueMs: 0, fee: 0 });
   });
 
   it("a late partial after Filled never regresses", () => {
