@@ -58,6 +58,8 @@ export interface Order {
   // Monotonic ns timestamps (0 = not yet).
   receivedNs: number;
   sentNs: number;
+  /** The latest (re)send of the create: its answer may still come until the REST deadline passes. */
+  lastSentNs: number;
   ackedNs: number;
   firstFillNs: number;
   doneNs: number;
@@ -124,6 +126,7 @@ export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): O
     rejectReason: "",
     receivedNs: nowNs,
     sentNs: 0,
+    lastSentNs: 0,
     ackedNs: 0,
     firstFillNs: 0,
     doneNs: 0,

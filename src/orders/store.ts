@@ -453,7 +453,9 @@ export class OrderStore {
     // FILL
     if (o.leavesLots <= 0) return Status.Filled;
     const s = o.status;
-    return s === Status.New || s === Status.PendingNew || s === Status.Unknown ? Status.PartiallyFilled : s;
+    return s === Status.New || s === Status.PendingNew || s === Status.Unknown || s === Status.Rejected
+      ? Status.PartiallyFilled
+      : s;
   }
 
   private sideEffects(o: Order, ev: OrderEvent): void {
@@ -461,6 +463,7 @@ export class OrderStore {
       case Ev.Submitted:
         o.sends += 1;
         if (o.sentNs === 0) o.sentNs = ev.tsNs;
+        o.lastSentNs = ev.tsNs;
         break;
       case Ev.CreateAcked:
         if (o.ackedNs === 0) o.ackedNs = ev.tsNs;
@@ -580,8 +583,13 @@ export class OrderStore {
         this.removeLive(o);
         this.done.push(o);
       }
-    } else if (o.status === Status.CancellationRaised || o.status === Status.ExpirationRaised) {
-      o.cancelHeld = false;
+    } else {
+      // A rejection verdict overturned by the venue (a late create answer or record): live again.
+      if (TERMINAL[prev]) {
+        o.doneNs = 0;
+        this.addLive(o);
+      }
+      if (o.status === Status.CancellationRaised || o.status === Status.ExpirationRaised) o.cancelHeld = false;
     }
     this.listener.onUpdate(o, prev, cause);
     this.releaseHeldCancel(o, ts);

@@ -8,7 +8,7 @@
  * - a status name: go there;
  * - "=": stay (the event's effects still apply, e.g. timestamps or a late fill's quantity);
  * - "working": New when nothing is filled yet, otherwise PartiallyFilled;
- * - "fill": Filled when no quantity is left, PartiallyFilled from New/PendingNew/Unknown, otherwise stay
+ * - "fill": Filled when no quantity is left, PartiallyFilled from New/PendingNew/Unknown/Rejected, otherwise stay
  *   (a partial fill during PendingCancel / CancellationRaised / ExpirationRaised / Cancelled / Expired
  *   keeps that status).
  * - "drop:<reason>": nothing changes; the reason is counted.
@@ -221,7 +221,22 @@ export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
     otherwise: "drop:terminal",
   },
   Rejected: {
-    cells: { Fill: "drop:fill_on_rejected", VenueRejected: "drop:same_status" },
+    // Documented edge: a rejection the gateway concluded itself (an in-flight create not found after
+    // every deadline) is overturned by the venue's evidence: a late create answer, an order record or
+    // an execution for that client id. The order is applied as the venue holds it, never dropped. A
+    // venue that refused the create has no record to send, so a venue rejection is never reopened.
+    cells: {
+      CreateAcked: "working",
+      VenueNew: "working",
+      VenuePartiallyFilled: "PartiallyFilled",
+      VenueCancellationRaised: "CancellationRaised",
+      ExpiryRaised: "ExpirationRaised",
+      VenueFilled: "Filled",
+      VenueCancelled: "Cancelled",
+      VenueExpired: "Expired",
+      Fill: "fill",
+      VenueRejected: "drop:same_status",
+    },
     otherwise: "drop:terminal",
   },
 };

@@ -16,43 +16,12 @@ export type RateClass =
   | "spot.other"
   | "hft.all";
 
-export type EndpointId =
-  | "spot.time"
-  | "spot.ping"
-  | "spot.validateKeys"
-  | "spot.createOrder"
-  | "spot.cancelOrder"
-  | "spot.getOrder"
-  | "spot.listOrders"
-  | "spot.portfolio"
-  | "spot.exchangePrecision"
-  | "spot.tradeInfo"
-  | "spot.tradingFee"
-  | "spot.tds"
-  | "spot.coins"
-  | "spot.depth"
-  | "spot.trades"
-  | "spot.ticker24h"
-  | "spot.tickerAll24h"
-  | "spot.candles"
-  | "hft.marketTime"
-  | "hft.instruments"
-  | "hft.tickers"
-  | "hft.orderbook"
-  | "hft.createOrder"
-  | "hft.cancelOrder"
-  | "hft.amendOrder"
-  | "hft.realtime"
-  | "hft.executions"
-  | "hft.positions"
-  | "hft.setLeverage"
-  | "hft.switchMode"
-  | "hft.walletBalance"
-  | "hft.fundsTransfer"
-  | "hft.socketSignature";
+/** Every endpoint id: computed from the rows below, so the table is the only list. */
+export type EndpointId = (typeof ROWS)[number]["id"];
 
-export interface EndpointRow {
-  readonly id: EndpointId;
+/** One row as written in the table (the id is any string; `EndpointId` is the union of them). */
+interface RowSpec {
+  readonly id: string;
   readonly method: HttpMethod;
   readonly path: string;
   readonly surface: Surface;
@@ -62,6 +31,10 @@ export interface EndpointRow {
   readonly assumed?: boolean;
   /** Response is a bare object, not `{data}` / the v5 envelope. */
   readonly bare?: boolean;
+}
+
+export interface EndpointRow extends RowSpec {
+  readonly id: EndpointId;
 }
 
 export interface Endpoint extends EndpointRow {
@@ -76,7 +49,7 @@ export interface Endpoint extends EndpointRow {
 }
 
 // [assumed] the Spot cancel shares the order bucket with create, as third-party limiters assume (§4.3).
-const ROWS: readonly EndpointRow[] = [
+const ROWS = [
   {
     id: "spot.time",
     method: "GET",
@@ -346,7 +319,7 @@ const ROWS: readonly EndpointRow[] = [
     rate: "hft.all",
     bare: true,
   },
-];
+] as const satisfies readonly RowSpec[];
 
 export type Catalogue = Readonly<Record<EndpointId, Endpoint>>;
 
@@ -374,4 +347,4 @@ export function buildCatalogue(
   return out;
 }
 
-export const ENDPOINT_ROWS = ROWS;
+export const ENDPOINT_ROWS: readonly EndpointRow[] = ROWS;

@@ -93,6 +93,11 @@ export class RestClient {
   private readonly apiKey: string;
   private readonly signer: RequestSigner;
   private readonly prewarmN: number;
+  /**
+   * The longest a request can wait for its answer (connect + headers + body timeouts): past it every
+   * request sent earlier has been answered or has failed. The resolver's verdicts wait for it.
+   */
+  readonly answerDeadlineMs: number;
 
   constructor(opts: RestClientOptions) {
     this.apiKey = opts.apiKey;
@@ -100,6 +105,7 @@ export class RestClient {
     this.catalogue = opts.catalogue ?? buildCatalogue();
     const h = opts.http ?? {};
     this.prewarmN = h.prewarm ?? 2;
+    this.answerDeadlineMs = (h.connectTimeoutMs ?? 2_000) + (h.headersTimeoutMs ?? 5_000) + (h.bodyTimeoutMs ?? 5_000);
     this.spotPool = this.poolFor(opts.spotBaseUrl ?? DEFAULT_BASE_URL, h);
     this.hftPool = this.poolFor(opts.hftBaseUrl ?? DEFAULT_BASE_URL, h);
   }

@@ -351,3 +351,38 @@ describe("OrderStore: malformed events", () => {
     expect(o).toMatchObject({ status: Status.New, filledLots: 0 });
   });
 });
+
+describe("OrderStore: a rejection verdict overturned by the venue (issue 17, cause 1)", () => {
+  it("a late create answer makes the order live again; a later fill is applied and reported", () => {
+    const { store, rec } = storeWithRecorder();
+    const o = store.create(req(1));
+    store.markSent(o.clientId, 5);
+    store.createUnknown(o.clientId, 6);
+    store.rejectCreate(o.clientId, "not found after bounded resends", 7);
+    expect(o.status).toBe(Status.Rejected);
+    expect(store.liveOrders(1)).toHaveLength(0);
+    expect(store.ackCreate(o.clientId, "XL", 8)).toMatchObject({ changed: true, prev: Status.Rejected });
+    expect(o).toMatchObject({ status: Status.New, exchangeId: "XL", doneNs: 0 });
+    expect(store.liveOrders(1)).toEqual([o]);
+    expect(store.byExchangeId("XL")).toBe(o);
+    store.apply(ev(Ev.Fill, { exchangeId: "XL", execId: "e1", lots: 4, pxTicks: 1000, tsNs: 9 }, Source.Stream));
+    expect(o).toMatchObject({ status: Status.PartiallyFilled, filledLots: 4 });
+    expect(rec.fills.map((f) => f.execId)).toEqual(["e1"]);
+    expect(rec.updates.map((u) => u.status)).toEqual([
+      Status.Unknown,
+      Status.Rejected,
+      Status.New,
+      Status.PartiallyFilled,
+    ]);
+  });
+
+  it("a venue record of an order judged rejected applies its status and cumulative quantity", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1, 10));
+    store.markSent(o.clientId, 5);
+    store.rejectCreate(o.clientId, "not found after bounded resends", 6);
+    store.apply(ev(Ev.VenueFilled, { clientId: o.clientId, exchangeId: "XF", cumLots: 10, tsNs: 7 }, Source.Poll));
+    expect(o).toMatchObject({ status: Status.Filled, filledLots: 10, exchangeId: "XF" });
+    expect(store.liveOrders(1)).toHaveLength(0);
+  });
+});

@@ -77,7 +77,8 @@ describe("transition table", () => {
             if (cell === "=") want = s;
             else if (cell === "working") want = filled > 0 ? Status.PartiallyFilled : Status.New;
             else if (cell === "fill") {
-              const isEarly = s === Status.New || s === Status.PendingNew || s === Status.Unknown;
+              const isEarly =
+                s === Status.New || s === Status.PendingNew || s === Status.Unknown || s === Status.Rejected;
               want = isEarly ? Status.PartiallyFilled : s;
             } else want = Status[cell as keyof typeof Status];
             expect(o.status, label).toBe(want);
@@ -88,7 +89,7 @@ describe("transition table", () => {
     }
   });
 
-  it("terminal states absorb, except the documented fill edges", () => {
+  it("terminal states absorb, except the documented fill edges and venue evidence after a verdict", () => {
     for (let s = 0; s < STATUS_COUNT; s++) {
       if (!TERMINAL[s]) continue;
       for (let e = 0; e < EVENT_COUNT; e++) {
@@ -96,7 +97,10 @@ describe("transition table", () => {
         const edge =
           (e === Ev.Fill && (s === Status.Cancelled || s === Status.Expired || s === Status.Filled)) ||
           (e === Ev.VenueFilled && (s === Status.Cancelled || s === Status.Expired));
-        if (edge) expect(cell === "fill" || cell === "=" || cell === "Filled").toBe(true);
+        // A rejection the gateway concluded is overturned by any venue evidence for the order.
+        const overturned = s === Status.Rejected && (e === Ev.CreateAcked || isVenueEvidence(e as Ev));
+        if (overturned) expect(cell.startsWith("drop:"), `${s} × ${EVENT_NAMES[e]}`).toBe(false);
+        else if (edge) expect(cell === "fill" || cell === "=" || cell === "Filled").toBe(true);
         else expect(cell.startsWith("drop:"), `${s} × ${EVENT_NAMES[e]}`).toBe(true);
       }
     }
@@ -137,6 +141,7 @@ describe("random event sequences (property)", () => {
         const o = store.create(req(1, 10));
         let filled = 0;
         let wasTerminal = false;
+        let wasRejected = false;
         for (const x of events) {
           if (x.cancel) store.requestCancel(o.clientId);
           const e = ev(x.kind as Ev, {
@@ -150,8 +155,10 @@ describe("random event sequences (property)", () => {
           store.apply(e);
           expect(o.filledLots).toBeGreaterThanOrEqual(filled);
           expect(o.leavesLots).toBe(Math.max(0, o.qtyLots - o.filledLots));
-          if (wasTerminal) expect(TERMINAL[o.status]).toBe(true);
+          // Only a rejection is reopened (by venue evidence for the order); other terminals stay.
+          if (wasTerminal) expect(TERMINAL[o.status] || wasRejected).toBe(true);
           wasTerminal = TERMINAL[o.status]!;
+          wasRejected = o.status === Status.Rejected;
           filled = o.filledLots;
           if (o.filledLots >= o.qtyLots && o.status !== Status.Rejected) expect(o.status).toBe(Status.Filled);
         }
@@ -162,3 +169,17 @@ describe("random event sequences (property)", () => {
     );
   });
 });
+
+/** Venue events that say the venue holds the order (a venue rejection is not among them). */
+function isVenueEvidence(e: Ev): boolean {
+  return (
+    e === Ev.VenueNew ||
+    e === Ev.VenuePartiallyFilled ||
+    e === Ev.VenueCancellationRaised ||
+    e === Ev.ExpiryRaised ||
+    e === Ev.VenueFilled ||
+    e === Ev.VenueCancelled ||
+    e === Ev.VenueExpired ||
+    e === Ev.Fill
+  );
+}
