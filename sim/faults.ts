@@ -27,6 +27,12 @@ export interface FaultRule {
   ms?: number;
   jitterMs?: number;
   status?: number;
+  /**
+   * `latency` only: "handle" = the venue still handles the request after the delay even when the
+   * client gave up waiting (a venue queue that keeps working: the order appears after the caller's
+   * deadline). Default "drop": a request whose client went away is not handled.
+   */
+  abandoned?: "drop" | "handle";
 }
 
 export interface StreamFaults {
@@ -41,6 +47,8 @@ export interface FaultDecision {
   /** What happens after handling: answer normally, hang, reset, or replace with 5xx; or 429 first. */
   outcome: "normal" | "timeout" | "reset" | "error5xx" | "rate429";
   status: number;
+  /** Handle the request after the delay even if its client went away. */
+  handleAbandoned?: boolean;
 }
 
 const NORMAL: FaultDecision = { delayMs: 0, outcome: "normal", status: 0 };
@@ -75,6 +83,7 @@ export class Faults {
     let delayMs = 0;
     let outcome: FaultDecision["outcome"] = "normal";
     let status = 0;
+    let handleAbandoned = false;
     for (let i = 0; i < this.rules.length; i++) {
       const r = this.rules[i]!;
       if (r.endpoint !== undefined && r.endpoint !== "*" && r.endpoint !== endpoint) continue;
@@ -88,12 +97,13 @@ export class Faults {
       }
       if (r.kind === "latency") {
         delayMs += (r.ms ?? 0) + (r.jitterMs ? this.rng.next() * r.jitterMs : 0);
+        if (r.abandoned === "handle") handleAbandoned = true;
       } else if (outcome === "normal") {
         outcome = r.kind;
         status = r.kind === "error5xx" ? (r.status ?? 503) : r.kind === "rate429" ? 429 : 0;
       }
     }
-    return delayMs === 0 && outcome === "normal" ? NORMAL : { delayMs, outcome, status };
+    return delayMs === 0 && outcome === "normal" ? NORMAL : { delayMs, outcome, status, handleAbandoned };
   }
 
   /** Stream message fate: how many copies to send now (0 = dropped), or hold for reordering. */

@@ -51,6 +51,7 @@ export function createFront(d: FrontDeps): Front {
   const hanging = new Set<ServerResponse>();
 
   const send = (res: ServerResponse, reply: Reply): void => {
+    if (res.destroyed) return; // handled for a client that went away (fault `abandoned: "handle"`)
     counters.statuses.set(reply.status, (counters.statuses.get(reply.status) ?? 0) + 1);
     res.writeHead(reply.status, JSON_HEADERS);
     res.end(reply.body);
@@ -87,7 +88,19 @@ export function createFront(d: FrontDeps): Front {
     }
     if (decision.delayMs > 0) {
       setTimeout(
-        () => run(req, res, rawTarget, path, route, hft, body, decision.outcome, decision.status),
+        () =>
+          run(
+            req,
+            res,
+            rawTarget,
+            path,
+            route,
+            hft,
+            body,
+            decision.outcome,
+            decision.status,
+            decision.handleAbandoned,
+          ),
         decision.delayMs,
       );
     } else run(req, res, rawTarget, path, route, hft, body, decision.outcome, decision.status);
@@ -103,8 +116,9 @@ export function createFront(d: FrontDeps): Front {
     body: string,
     outcome: string,
     status: number,
+    handleAbandoned = false,
   ): void => {
-    if (res.destroyed) return;
+    if (res.destroyed && !handleAbandoned) return;
     let account = null;
     const hasKey = req.headers["x-auth-apikey"] !== undefined;
     if (route.auth === "required" || (route.auth === "optional" && hasKey)) {

@@ -151,7 +151,8 @@ export function replayInto(
       case "req": {
         const o = store.byClientId(id);
         if (!o) return;
-        if (r.op === "create") store.markSent(id);
+        // Sent when the journal says (not now): its deadline may have passed during the restart.
+        if (r.op === "create") store.markSent(id, sentAt(r.ts));
         else if (r.op === "cancel") store.requestCancel(id);
         return;
       }
@@ -240,4 +241,10 @@ function exchangeIdOf(body: string | undefined): string {
     // not JSON: no id
   }
   return "";
+}
+
+/** A journal wall-clock time as this process's monotonic ns (at least 1: "sent" stays distinct from 0). */
+function sentAt(tsMs: number): number {
+  const ageNs = Math.max(0, Date.now() - tsMs) * 1e6;
+  return Math.max(1, monoNs() - ageNs);
 }

@@ -51,10 +51,8 @@ export class StreamsFeed implements VenueFeed {
       staleMs: cfg.streams.staleMs,
       pollIntervalMs: cfg.streams.pollIntervalMs,
       holdUntilReconciled: cfg.streams.holdNewOrdersDuringReconcile,
-      actions: {
-        resendCreate: (o) => engine.resendCreate(o),
-        resendCancel: (o) => engine.doSendCancel(o, o.surface === "spot" ? "spot.cancel" : "hft.cancel"),
-      },
+      // One owner of ambiguous orders: the venue sync's resolver (never a second one here).
+      resolver: venueSync,
       listener: {
         onStreamUp: (name, reconnect) => {
           if (reconnect) ctx.metrics.reconnects.inc();

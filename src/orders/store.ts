@@ -589,7 +589,8 @@ export class OrderStore {
         o.doneNs = 0;
         this.addLive(o);
       }
-      if (o.status === Status.CancellationRaised || o.status === Status.ExpirationRaised) o.cancelHeld = false;
+      if (o.status === Status.CancellationRaised || o.status === Status.ExpirationRaised)
+        o.cancelHeld = false;
     }
     this.listener.onUpdate(o, prev, cause);
     this.releaseHeldCancel(o, ts);

@@ -105,7 +105,8 @@ export class RestClient {
     this.catalogue = opts.catalogue ?? buildCatalogue();
     const h = opts.http ?? {};
     this.prewarmN = h.prewarm ?? 2;
-    this.answerDeadlineMs = (h.connectTimeoutMs ?? 2_000) + (h.headersTimeoutMs ?? 5_000) + (h.bodyTimeoutMs ?? 5_000);
+    this.answerDeadlineMs =
+      (h.connectTimeoutMs ?? 2_000) + (h.headersTimeoutMs ?? 5_000) + (h.bodyTimeoutMs ?? 5_000);
     this.spotPool = this.poolFor(opts.spotBaseUrl ?? DEFAULT_BASE_URL, h);
     this.hftPool = this.poolFor(opts.hftBaseUrl ?? DEFAULT_BASE_URL, h);
   }

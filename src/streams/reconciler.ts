@@ -52,6 +52,12 @@ export interface ReconcilerOptions {
   hftCategories?: readonly string[];
   policy?: ResolutionPolicy;
   actions?: ReconcilerActions;
+  /**
+   * The owner of ambiguous orders (the engine's venue-sync resolver). When given, step 1 is one round
+   * of it and this reconciler neither queries those orders by client id nor re-sends anything: two
+   * resolvers acting on one in-flight create is how a late answer got overtaken by a verdict.
+   */
+  resolver?: { settle(): Promise<Resolution[]> };
   /** Wait for a rate-limit token this long before giving up on a request (ms). Default 2,000. */
   tokenWaitMs?: number;
   /** First retry delay of a targeted query after a network error (doubles, at most 8×). Default 100 ms. */
@@ -325,6 +331,14 @@ export class Reconciler {
   // ---------- 1. ambiguous outcomes, by client id ----------
 
   private async resolveAmbiguous(rep: ReconcileReport): Promise<void> {
+    if (this.o.resolver !== undefined) {
+      for (const r of await this.o.resolver.settle()) {
+        rep.resolved.push(r);
+        // Still open (waiting for a deadline, no answer yet): the resolver keeps it; nothing is missing.
+        if (r.action === "escalate") rep.escalated.push(r.clientId);
+      }
+      return;
+    }
     const store = this.o.feed.store;
     for (const x of store.needingResolution(monoNs())) {
       let delay = this.o.retryDelayMs ?? 100;

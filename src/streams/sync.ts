@@ -14,7 +14,12 @@ import { BalanceBook, type OrderStore } from "../orders/index.js";
 import type { RestClient } from "../rest/client.js";
 import { type FeedTap, type InstrumentIndex, InstrumentTable, OrderFeed } from "./feed.js";
 import { RealtimePoller } from "./poller.js";
-import { type ReconcileReport, Reconciler, type ReconcilerActions } from "./reconciler.js";
+import {
+  type ReconcileReport,
+  Reconciler,
+  type ReconcilerActions,
+  type ReconcilerOptions,
+} from "./reconciler.js";
 import type { BackoffOptions, SocketStream, StreamStateListener } from "./socketStream.js";
 import { type BalanceStreamStats, spotBalanceStream, spotOrderStream } from "./spotPrivate.js";
 
@@ -55,6 +60,8 @@ export interface OrderSyncOptions {
   reconcileRetryMs?: number;
   balances?: BalanceBook;
   actions?: ReconcilerActions;
+  /** The owner of ambiguous orders (see ReconcilerOptions.resolver). */
+  resolver?: ReconcilerOptions["resolver"];
   listener?: SyncListener;
   /** Sees every valid order record / execution before it is applied (journal hook). */
   tap?: FeedTap;
@@ -106,6 +113,7 @@ export class OrderSync {
       spot: o.spot ?? true,
       hftCategories: cats,
       actions: o.actions,
+      resolver: o.resolver,
       retryDelayMs: o.reconcileRetryDelayMs,
     });
     if (o.spot ?? true) {

@@ -1,8 +1,8 @@
 /**
- * Issue 17, cause 1: after a restart an in-flight create has exactly one owner. A same-id resend
- * whose answer is late (held by the venue) must not be overtaken by a "rejected" verdict: the order is
- * live at the venue, so the gateway must hold it live and tell the strategy so. A verdict reached
- * anyway (the answer came after every deadline) is not final: the venue's record still applies.
+ * Issue 17, cause 1: an in-flight create has exactly one owner (the resolver). After a restart no
+ * second resolver re-sends it while the first judges it: what the gateway says ends equal to what the
+ * venue holds. And a verdict reached anyway (the venue handled the create after every resend and
+ * deadline) is not final: the venue's record still applies and the strategy is told the truth.
  */
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,9 +13,9 @@ import { generateKeyHex } from "../../src/commands/keygen.js";
 import { startEngine } from "../../src/engine/index.js";
 import { Journal } from "../../src/journal/writer.js";
 import { Status } from "../../src/orders/index.js";
-import { OrderStatus } from "../../src/protocol/schema.js";
+import { OrderStatus, Side } from "../../src/protocol/schema.js";
 import { type SimHandle, startSimulator } from "../../src/sim/index.js";
-import { silent, testConfig, until } from "./harness.js";
+import { next, silent, testConfig, until } from "./harness.js";
 
 let sim: SimHandle;
 let root: string;
@@ -78,39 +78,118 @@ function journalText(dir: string): string {
     .join("\n");
 }
 
+/** Polls an async condition (the venue's own listing) until it holds. */
+async function eventually(cond: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timeout waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe("an in-flight create after a restart (issue 17, cause 1)", () => {
-  it("a same-id resend answered late is applied: the order is live, never judged rejected", async () => {
+  it("has one owner: no same-id resend races the verdict, and the gateway's word is the venue's", async () => {
     const dir = mkdtempSync(join(root, "a-"));
     const id = "late-answer-1";
     await inFlightJournal(dir, id, "late");
-    // The venue holds the resend's answer (it handles the request only after the delay).
+    const arrivedBefore = sim.counters.requests("POST /v5/order/create");
+    const createdBefore = sim.counters.ordersCreated("hft");
+    // The venue holds the answer of any create that reaches it now (handled only after the delay).
     sim.faults.add({ kind: "latency", ms: 2_000, endpoint: "POST /v5/order/create", count: 1 });
     const h = await startEngine(config(dir), { logger: silent });
     try {
+      const store = h.engine.store;
       await until(
-        () => (h.engine.store.byClientId(id)?.exchangeId ?? "") !== "",
-        6_000,
-        "the resend's answer applied",
+        () => {
+          const o = store.byClientId(id);
+          return o !== undefined && (o.status === Status.Rejected || o.exchangeId !== "");
+        },
+        8_000,
+        "a verdict or an answer",
       );
-      const o = h.engine.store.byClientId(id)!;
-      expect(o.status).toBe(Status.New);
-      const rows = (await h.rest.client.realtime({ category: "linear", orderLinkId: id })).list;
-      expect(rows.length).toBe(1);
-      expect(rows[0]!.orderId).toBe(o.exchangeId);
-      // Never judged rejected on the way: the order's history holds no Rejected.
-      const seen: number[] = [];
-      for (let i = 0; i < o.history.length; i += 2) seen.push(o.history[i]!);
-      expect(seen).not.toContain(Status.Rejected);
-      expect(journalText(dir)).not.toContain("resolution: not found");
-      // The strategy logs on under its name and sees the order live.
+      // Every create that reached the venue is handled before the comparison (a held one included).
+      const arrived = sim.counters.requests("POST /v5/order/create") - arrivedBefore;
+      await eventually(
+        async () => sim.counters.ordersCreated("hft") - createdBefore >= arrived,
+        5_000,
+        "the venue to handle every create it received",
+      );
+      const venueRows = async () =>
+        (await h.rest.client.realtime({ category: "linear", orderLinkId: id })).list;
+      // The gateway's word converges on the venue's: live with the venue's id, or rejected and absent.
+      await eventually(
+        async () => {
+          const rows = await venueRows();
+          const o = store.byClientId(id)!;
+          return rows.length === 0
+            ? o.status === Status.Rejected
+            : o.exchangeId === rows[0]!.orderId && o.status === Status.New;
+        },
+        5_000,
+        "the gateway to hold what the venue holds",
+      );
+      // One owner, replay policy: a create rebuilt from the journal is resolved, never re-sent.
+      expect(arrived).toBe(0);
+      expect((await venueRows()).length).toBe(0);
+      expect(journalText(dir)).toContain("resolution: not found");
+      // The strategy logs on under its name and finds nothing live.
       const c = new GatewayClient({ url: h.url, token: h.token, sessionName: "late" });
       await c.connect();
-      const live = await c.query();
-      expect(live.find((u) => u.exchangeOrderId === o.exchangeId)?.status).toBe(OrderStatus.New);
+      expect((await c.query()).length).toBe(0);
       await c.close();
     } finally {
       sim.faults.clear();
       await h.stop("test");
     }
-  }, 15_000);
+  }, 25_000);
+});
+
+describe("a rejection verdict overturned by the venue (issue 17, cause 1)", () => {
+  it("a create the venue handles after every resend and deadline: Reject, then OrderUpdate New with the truth", async () => {
+    const dir = mkdtempSync(join(root, "b-"));
+    const h = await startEngine(
+      config(dir, {
+        "http.connectTimeoutMs": 100,
+        "http.headersTimeoutMs": 400,
+        "http.bodyTimeoutMs": 100,
+        "orders.unknownQueryIntervalMs": 50,
+        "orders.unknownQueryRetries": 10,
+        "streams.auditIntervalMs": 100,
+      }),
+      { logger: silent },
+    );
+    // The venue handles the create and both same-id resends only after 3 s, though the gateway gave up
+    // on each answer after 0.6 s: the resolver reaches its verdict before the venue holds the order.
+    sim.faults.add({
+      kind: "latency",
+      ms: 3_000,
+      endpoint: "POST /v5/order/create",
+      count: 3,
+      abandoned: "handle",
+    });
+    const c = new GatewayClient({ url: h.url, token: h.token, sessionName: "overturned" });
+    try {
+      await c.connect();
+      const inst = h.instruments.all().find((i) => i.symbol === "ETHUSDT")!.id;
+      const rejected = next(c, "reject", () => true, 8_000);
+      const live = next(c, "update", (u) => u.status === OrderStatus.New, 12_000);
+      const no = c.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 290_000, qtyLots: 1 });
+      expect((await rejected).clOrdNo).toBe(no);
+      const u = await live;
+      expect(u.clOrdNo).toBe(no);
+      const rows = (await h.rest.client.realtime({ category: "linear", symbol: "ETHUSDT" })).list.filter(
+        (r) => r.orderId === u.exchangeOrderId,
+      );
+      expect(rows.length).toBe(1);
+      expect(rows[0]!.orderStatus).toBe("New");
+      const [q] = await c.query(no);
+      expect(q!.status).toBe(OrderStatus.New);
+      expect(q!.exchangeOrderId).toBe(rows[0]!.orderId);
+      expect(journalText(dir)).toContain("resolution: not found");
+    } finally {
+      await c.close();
+      sim.faults.clear();
+      await h.stop("test");
+    }
+  }, 25_000);
 });

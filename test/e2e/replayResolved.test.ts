@@ -36,6 +36,11 @@ const config = () =>
       "keys.secretKey": kp.secretKey,
       "shutdown.timeoutMs": 500,
       "orders.unknownQueryIntervalMs": 20,
+      // A replayed create is judged once every request with its client id is past its answer deadline
+      // (connect + headers + body timeouts): short timeouts keep the test short.
+      "http.connectTimeoutMs": 200,
+      "http.headersTimeoutMs": 1_000,
+      "http.bodyTimeoutMs": 200,
     },
     dir,
   );

@@ -365,7 +365,9 @@ describe("OrderStore: a rejection verdict overturned by the venue (issue 17, cau
     expect(o).toMatchObject({ status: Status.New, exchangeId: "XL", doneNs: 0 });
     expect(store.liveOrders(1)).toEqual([o]);
     expect(store.byExchangeId("XL")).toBe(o);
-    store.apply(ev(Ev.Fill, { exchangeId: "XL", execId: "e1", lots: 4, pxTicks: 1000, tsNs: 9 }, Source.Stream));
+    store.apply(
+      ev(Ev.Fill, { exchangeId: "XL", execId: "e1", lots: 4, pxTicks: 1000, tsNs: 9 }, Source.Stream),
+    );
     expect(o).toMatchObject({ status: Status.PartiallyFilled, filledLots: 4 });
     expect(rec.fills.map((f) => f.execId)).toEqual(["e1"]);
     expect(rec.updates.map((u) => u.status)).toEqual([
@@ -381,7 +383,9 @@ describe("OrderStore: a rejection verdict overturned by the venue (issue 17, cau
     const o = store.create(req(1, 10));
     store.markSent(o.clientId, 5);
     store.rejectCreate(o.clientId, "not found after bounded resends", 6);
-    store.apply(ev(Ev.VenueFilled, { clientId: o.clientId, exchangeId: "XF", cumLots: 10, tsNs: 7 }, Source.Poll));
+    store.apply(
+      ev(Ev.VenueFilled, { clientId: o.clientId, exchangeId: "XF", cumLots: 10, tsNs: 7 }, Source.Poll),
+    );
     expect(o).toMatchObject({ status: Status.Filled, filledLots: 10, exchangeId: "XF" });
     expect(store.liveOrders(1)).toHaveLength(0);
   });

@@ -1,0 +1,109 @@
+/** The HFT surface (v5, one category): client id `orderLinkId`, executions carry their own ids. */
+import type { LimitClass } from "../limits/index.js";
+import {
+  eventFromV5Order,
+  type Grid,
+  type Order,
+  type OrderEvent,
+  type Source,
+  type Status,
+  statusFromV5,
+} from "../orders/index.js";
+import type { PreparedRequest, RestClient } from "../rest/client.js";
+import type { OrderGrid } from "../rest/orderParams.js";
+import type { V5OrderAck, V5OrderRecord } from "../rest/wire.js";
+import type { CreateAnswer, OpenList, SurfaceOp, VenueSurface } from "./surface.js";
+
+const CLASSES: Record<SurfaceOp, LimitClass> = {
+  create: "hft.create",
+  cancel: "hft.cancel",
+  query: "hft.query",
+  list: "hft.query",
+};
+/** Pages of `/v5/order/realtime` read per listing at most. */
+const MAX_PAGES = 5;
+
+export class HftSurface implements VenueSurface<V5OrderRecord> {
+  readonly kind = "hft" as const;
+  readonly journalTag = "hft";
+
+  constructor(
+    private readonly client: RestClient,
+    readonly category: string,
+  ) {}
+
+  classOf(op: SurfaceOp): LimitClass {
+    return CLASSES[op];
+  }
+
+  prepareCreate(o: Order, priceText: string, qtyText: string, grid: OrderGrid): PreparedRequest {
+    return this.client.prepareHftCreate(
+      {
+        category: this.category,
+        symbol: o.symbol,
+        side: o.side,
+        orderType: o.type,
+        qty: qtyText,
+        price: o.type === "limit" ? priceText : undefined,
+        positionIdx: o.positionIdx,
+        timeInForce: o.tif,
+        orderLinkId: o.clientId,
+      },
+      grid,
+    );
+  }
+
+  prepareCancel(o: Order): PreparedRequest {
+    return this.client.prepareHftCancel({ category: this.category, symbol: o.symbol, orderId: o.exchangeId });
+  }
+
+  parseCreate(res: unknown): CreateAnswer<V5OrderRecord> {
+    const id = (res as V5OrderAck | undefined)?.orderId;
+    return { exchangeId: typeof id === "string" ? id : "", record: undefined };
+  }
+
+  parseCancel(): V5OrderRecord | undefined {
+    return undefined; // the v5 cancel answer carries ids only
+  }
+
+  async queryByClientId(o: Order): Promise<V5OrderRecord | undefined> {
+    const res = await this.client.realtime({ category: this.category, orderLinkId: o.clientId });
+    return (res.list ?? []).find((r) => r.orderLinkId === o.clientId);
+  }
+
+  async listOpen(): Promise<OpenList<V5OrderRecord>> {
+    const rows: V5OrderRecord[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const res = await this.client.realtime({ category: this.category, cursor });
+      for (const r of res.list ?? []) rows.push(r);
+      cursor = res.nextPageCursor;
+      if (!cursor) return { rows, complete: true };
+    }
+    return { rows, complete: false }; // more pages than we read: absent orders may not have closed
+  }
+
+  cancelRecord(r: V5OrderRecord): Promise<unknown> {
+    return this.client.cancelHftOrder({ category: this.category, symbol: r.symbol, orderId: r.orderId });
+  }
+
+  clientIdOf(r: V5OrderRecord): string {
+    return r.orderLinkId ?? "";
+  }
+
+  exchangeIdOf(r: V5OrderRecord): string {
+    return r.orderId;
+  }
+
+  statusOf(r: V5OrderRecord): Status {
+    return statusFromV5(r.orderStatus);
+  }
+
+  printOf(r: V5OrderRecord): string {
+    return `${r.orderStatus}|${r.cumExecQty}|${r.updatedTime}`;
+  }
+
+  normalize(r: V5OrderRecord, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
+    eventFromV5Order(r, grid, source, tsNs, ev);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * One venue surface behind one interface: how an order is prepared, how its answers are read, how it
+ * is asked about by client id and listed, which rate class each operation spends, and how a venue
+ * record becomes an `OrderEvent`. The engine's command path and the venue-sync module (resolver,
+ * poller, reconciler) speak to this interface only; Spot and HFT are its two implementations, and a
+ * further venue API (Futures v2) would be a third, not a third branch in each caller.
+ */
+import type { Surface } from "../domain/types.js";
+import type { LimitClass } from "../limits/index.js";
+import type { Grid, Order, OrderEvent, Source, Status } from "../orders/index.js";
+import type { PreparedRequest } from "../rest/client.js";
+import type { OrderGrid } from "../rest/orderParams.js";
+
+/** The operations that spend rate-limit credit, each mapped to its class by the surface. */
+export type SurfaceOp = "create" | "cancel" | "query" | "list";
+
+/** What the venue answered to a create (or a cancel) that came back 2xx. */
+export interface CreateAnswer<R> {
+  /** The venue's order id; "" when the answer did not carry one (a malformed answer). */
+  exchangeId: string;
+  /** A full order record when the answer is one and says more than "accepted" (Spot fills at once). */
+  record: R | undefined;
+}
+
+/** One page of the venue's open orders; `complete` false when more exist than were read. */
+export interface OpenList<R> {
+  rows: R[];
+  complete: boolean;
+}
+
+export interface VenueSurface<R = unknown> {
+  readonly kind: Surface;
+  /** Rate-limit class each operation spends. */
+  classOf(op: SurfaceOp): LimitClass;
+  /** Journal `evt.source` prefix of this surface's order records (`spot`, `hft`). */
+  readonly journalTag: string;
+
+  // ---- the command path ----
+  /** Signs and builds the create with the order's client id (throws a typed error on bad input). */
+  prepareCreate(
+    o: Order,
+    priceText: string,
+    qtyText: string,
+    grid: OrderGrid,
+    venue: string,
+  ): PreparedRequest;
+  /** Builds the cancel of an acked order. */
+  prepareCancel(o: Order): PreparedRequest;
+  /** Reads a 2xx create answer. */
+  parseCreate(res: unknown): CreateAnswer<R>;
+  /** Reads a 2xx cancel answer: the record when it is one worth applying. */
+  parseCancel(res: unknown): R | undefined;
+
+  // ---- asking the venue ----
+  /** The order with this client id, or undefined when the venue says it has none; throws otherwise. */
+  queryByClientId(o: Order): Promise<R | undefined>;
+  /** The account's open orders on this surface (bounded pages). */
+  listOpen(): Promise<OpenList<R>>;
+  /** Cancels a working order the gateway does not hold (kill switch sweep). */
+  cancelRecord(r: R): Promise<unknown>;
+
+  // ---- records ----
+  clientIdOf(r: R): string;
+  exchangeIdOf(r: R): string;
+  /** The record's status in the store's terms. */
+  statusOf(r: R): Status;
+  /** Status, cumulative quantity and update time: equal prints mean nothing changed. */
+  printOf(r: R): string;
+  /** Normalizes the record into `ev` (throws NormalizeError on a malformed one). */
+  normalize(r: R, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void;
+}
+
+/** The surface of an order's kind from a pair (the common two-surface set-up). */
+export interface Surfaces {
+  readonly spot: VenueSurface;
+  readonly hft: VenueSurface;
+}
+
+export function surfaceOf(s: Surfaces, o: { surface: Surface }): VenueSurface {
+  return o.surface === "spot" ? s.spot : s.hft;
+}
