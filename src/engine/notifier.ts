@@ -113,6 +113,16 @@ export class Notifier {
       if (st === Status.Filled) m.outcomes.filled.inc();
       else if (st === Status.Cancelled) m.outcomes.cancelled.inc();
       else if (st === Status.Expired) m.outcomes.expired.inc();
+    } else if (TERMINAL[prev] && !TERMINAL[st]) {
+      // A rejection verdict overturned by the venue: the order counts as open again.
+      this.d.risk.onOpen(o.clientId, {
+        sessionId: o.sessionId,
+        instrumentId: o.instrumentId,
+        side: o.side,
+        type: o.type,
+        priceTicks: o.priceTicks,
+        qtyLots: o.qtyLots,
+      });
     }
     if (this.d.run.replaying) {
       if (TERMINAL[st]) this.pending.delete(o.clientId);

@@ -16,6 +16,7 @@ import {
 } from "../journal/index.js";
 import {
   eventFromSpotOrder,
+  eventFromV5Execution,
   eventFromV5Order,
   monoNs,
   NormalizeError,
@@ -24,7 +25,7 @@ import {
   TERMINAL,
 } from "../orders/index.js";
 import { Ev } from "../orders/status.js";
-import type { SpotOrderRecord, V5OrderRecord } from "../rest/wire.js";
+import type { SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
 import { parseDec, stepsOf } from "../util/decimal.js";
 import type { Engine } from "./engine.js";
 import type { InstrumentBook } from "./instruments.js";
@@ -90,6 +91,23 @@ export function replayInto(
   let skipped = 0;
   let lastState: "active" | "reducing" | "halted" | undefined;
   engine.replaying = true;
+  /** A Spot create / cancel answer body (an order record) applied as the engine applied it. */
+  const applySpotAnswer = (body: string | undefined): void => {
+    if (!body) return;
+    try {
+      const rec = JSON.parse(body) as SpotOrderRecord;
+      const o = rec.client_order_id
+        ? store.byClientId(rec.client_order_id)
+        : store.byExchangeId(rec.order_id);
+      const e = o ? book.byId(o.instrumentId) : undefined;
+      if (!e || typeof rec.status !== "string") return;
+      eventFromSpotOrder(rec, e.grid, Source.Query, monoNs(), ev);
+      store.apply(ev);
+    } catch (err) {
+      if (!(err instanceof NormalizeError) && !(err instanceof SyntaxError)) throw err;
+      skipped++;
+    }
+  };
   const apply = (r: JournalRecord): void => {
     all.push(r);
     const id = r.clientId ?? "";
@@ -168,8 +186,11 @@ export function replayInto(
           if (unknown) store.createUnknown(id);
           else if (r.status >= 200 && r.status < 300) {
             const exId = exchangeIdOf(r.body);
-            if (exId) store.ackCreate(id, exId);
-            else store.createUnknown(id);
+            if (exId) {
+              store.ackCreate(id, exId);
+              // A Spot answer is the order record: what it says (an immediate fill) was delivered.
+              if (o.surface === "spot") applySpotAnswer(r.body);
+            } else store.createUnknown(id);
           } else if (r.status !== 429) store.rejectCreate(id, (r.body ?? "").slice(0, 64));
           else store.rejectCreate(id, "429");
         } else if (r.op === "cancel") {
@@ -177,6 +198,7 @@ export function replayInto(
             id,
             unknown ? Ev.CancelOutcomeUnknown : r.status < 300 ? Ev.CancelAcked : Ev.CancelRejected,
           );
+          if (!unknown && r.status < 300 && o.surface === "spot") applySpotAnswer(r.body);
         }
         return;
       }
@@ -188,6 +210,10 @@ export function replayInto(
           const body = JSON.parse(r.body) as unknown;
           if (r.source.startsWith("spot"))
             eventFromSpotOrder(body as SpotOrderRecord, e.grid, Source.Query, monoNs(), ev);
+          // Executions (`hftx-*`): their ids must be remembered, or the restart's reconciliation
+          // delivers the same fills again (issue 17, cause 3). Checked before the `hft` prefix.
+          else if (r.source.startsWith("hftx"))
+            eventFromV5Execution(body as V5Execution, e.grid, Source.Query, monoNs(), ev);
           else if (r.source.startsWith("hft"))
             eventFromV5Order(body as V5OrderRecord, e.grid, Source.Query, monoNs(), ev);
           else return;
