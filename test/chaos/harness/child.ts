@@ -1,12 +1,24 @@
 /**
- * The gateway as a real child process: `node dist/src/cli.js start --config <file>`, killed with
- * SIGKILL and restarted by the crash scenario. Everything it prints is kept for the secret scan.
+ * The gateway as a real child process: `node dist/src/cli.js start --config <file>` in its own process
+ * group, killed with SIGKILL (the whole group) and restarted by the crash scenarios. Everything it
+ * prints is kept for the secret scan.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
-export const ROOT = join(import.meta.dirname, "..", "..", "..");
+/** The repository root: the nearest folder above with a package.json (from `test/` or `dist/test/`). */
+function findRoot(from: string): string {
+  let d = from;
+  while (!existsSync(join(d, "package.json"))) {
+    const up = dirname(d);
+    if (up === d) throw new Error("repository root not found");
+    d = up;
+  }
+  return d;
+}
+
+export const ROOT = findRoot(import.meta.dirname);
 /** The build CI runs (`npm test` compiles first). */
 export const DIST_CLI = join(ROOT, "dist", "src", "cli.js");
 /** A private build for a working tree whose dist is stale: never rewrites the shared dist under other tests. */
@@ -68,6 +80,8 @@ export class GatewayProcess {
       cwd: ROOT,
       env: { ...this.env, PATH: process.env.PATH ?? "" },
       stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group, so a kill takes every process it may have started with it.
+      detached: true,
     });
     this.child = child;
     let seen = "";
@@ -119,7 +133,11 @@ export class GatewayProcess {
     if (child === undefined || child.exitCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
       child.once("exit", () => resolve());
-      child.kill(sig);
+      try {
+        process.kill(-child.pid!, sig);
+      } catch {
+        child.kill(sig); // the group is already gone but the leader's exit not yet seen
+      }
     });
   }
 }

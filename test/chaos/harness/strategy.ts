@@ -18,6 +18,10 @@ export interface Told {
   /** Cumulative qty and status of the last unsolicited OrderUpdate (0 / 0 when none). */
   lastCum: number;
   lastStatus: number;
+  /** Exchange order id from the Ack ("" when none). */
+  exchangeId: string;
+  /** Lots per execution id, each execution once. */
+  execLots: Map<string, number>;
 }
 
 export class Strategy {
@@ -26,6 +30,10 @@ export class Strategy {
   readonly placed: number[] = [];
   readonly errors: Body<"Error">[] = [];
   duplicateFills = 0;
+  /** Sequence gaps the client saw ([expected, got]). */
+  readonly gaps: Array<[number, number]> = [];
+  /** Reconnects that could not resume (the gateway no longer held the missed messages). */
+  resumeLost = 0;
 
   constructor(
     url: string,
@@ -44,7 +52,9 @@ export class Strategy {
     });
     const c = this.client;
     c.on("ack", (b) => {
-      this.entry(b.clOrdNo).acks++;
+      const t = this.entry(b.clOrdNo);
+      t.acks++;
+      if (b.exchangeOrderId !== "") t.exchangeId = b.exchangeOrderId;
     });
     c.on("reject", (b) => {
       this.entry(b.clOrdNo).rejects.push(b);
@@ -58,16 +68,24 @@ export class Strategy {
       t.updates++;
       t.lastCum = b.cumQtyLots;
       t.lastStatus = b.status;
+      if (b.exchangeOrderId !== "") t.exchangeId = b.exchangeOrderId;
     });
     c.on("fill", (b) => {
       const t = this.entry(b.clOrdNo);
       if (t.execIds.has(b.execId)) this.duplicateFills++;
       t.execIds.add(b.execId);
+      t.execLots.set(b.execId, b.qtyLots);
       t.fills++;
       t.fillLots += b.qtyLots;
     });
     c.on("protocolError", (b) => {
       this.errors.push(b);
+    });
+    c.on("gap", (expected, got) => {
+      this.gaps.push([expected, got]);
+    });
+    c.on("resumeLost", () => {
+      this.resumeLost++;
     });
   }
 
@@ -84,6 +102,8 @@ export class Strategy {
         execIds: new Set(),
         lastCum: 0,
         lastStatus: 0,
+        exchangeId: "",
+        execLots: new Map(),
       };
       this.told.set(clOrdNo, t);
     }

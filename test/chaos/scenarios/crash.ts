@@ -6,65 +6,20 @@
  * venue. Afterwards everything the run wrote is scanned for the secret key.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
-import net from "node:net";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readJournal } from "../../../src/journal/index.js";
 import { RejectSource, TradingStateValue } from "../../../src/protocol/schema.js";
 import { fillsAddUp } from "../harness/checks.js";
-import { ensureBuilt, GatewayProcess } from "../harness/child.js";
+import { ensureBuilt } from "../harness/child.js";
 import { ADMIN_TOKEN, TOKEN } from "../harness/engineRig.js";
+import { instrumentIds, startProcessRig } from "../harness/processRig.js";
 import { record } from "../harness/results.js";
 import { type Artifact, filesUnder, leaks, mentions } from "../harness/secrets.js";
-import { Strategy } from "../harness/strategy.js";
+import type { Strategy } from "../harness/strategy.js";
 import { converge, LIVE, venueOrders } from "../harness/truth.js";
-import {
-  type ChaosVenue,
-  counterHft,
-  counterSpot,
-  secretHex,
-  sleep,
-  startVenue,
-  until,
-} from "../harness/venue.js";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * Writes the config with a port the OS just handed out and starts the gateway on it (bound explicitly:
- * a listener first bound with port 0 cannot be re-bound on that port while its connections sit in
- * TIME_WAIT, on Linux). Another process may grab the port in between: then try another.
- */
-async function firstStart(gp: GatewayProcess, cfgFile: string, v: ChaosVenue, dir: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    writeFileSync(cfgFile, JSON.stringify(gatewayConfig(v, dir, await freePort())));
-    try {
-      await gp.start();
-      return;
-    } catch (e) {
-      if (attempt >= 3 || !/could not listen/.test(String(e))) throw e;
-    }
-  }
-}
-
-/** Instrument ids as the gateway numbers them: asked over the protocol, never assumed. */
-async function instrumentIds(s: Strategy): Promise<{ spot: number; hft: number }> {
-  const list = await s.client.instruments();
-  const spot = list.find((i) => i.surface === 1 && i.symbol === "BTC/INR" && i.venue === "coinswitchx");
-  const hft = list.find((i) => i.surface === 2 && i.symbol === "ETHUSDT");
-  if (!spot || !hft) throw new Error("instruments missing");
-  return { spot: spot.instrumentId, hft: hft.instrumentId };
-}
+import { counterHft, counterSpot, sleep, startVenue, until } from "../harness/venue.js";
 
 /**
  * Simulates a power loss on the journal: cuts the newest journal file just inside the record holding
@@ -87,43 +42,24 @@ function dropJournalTail(dir: string, nth: number): number {
   return records.length - cut;
 }
 
-/** The child's configuration file: venue `exchange` at the test's simulator, journal in `dir`. */
-function gatewayConfig(v: ChaosVenue, dir: string, port: number): Record<string, unknown> {
-  return {
-    venue: {
-      kind: "exchange",
-      spotBaseUrl: v.sim.baseUrl,
-      hftBaseUrl: v.sim.baseUrl,
-      streamUrl: v.sim.baseUrl,
-      spotExchanges: ["coinswitchx"],
-    },
-    gateway: { port, token: TOKEN, adminToken: ADMIN_TOKEN, badTokenDelayMs: 50 },
-    journal: { enabled: true, dir: join(dir, "journal"), fsync: "interval", fsyncIntervalMs: 100 },
-    engine: { stateFile: join(dir, "gateway.json") },
-    streams: { pollIntervalMs: 100 },
-    orders: { unknownQueryIntervalMs: 50 },
-    http: { headersTimeoutMs: 500, bodyTimeoutMs: 500 },
-    log: { level: "debug", pretty: "false" },
-  };
-}
-
 /** Fill accounting of the crash run, checked by its own test below (kept apart: a known gap). */
 let missedAfterRestart: string[] | undefined;
 
 export function crashScenario(): void {
   describe("gateway process killed (SIGKILL) and restarted", () => {
     it("mid-burst kill: journal replay + reconciliation, strategy resumes, nothing lost or duplicated", async () => {
-      ensureBuilt();
       const v = await startVenue();
-      const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-kill-"));
-      const secret = secretHex(v.keys);
-      const cfgFile = join(dir, "config.json");
-      // The secret goes in the way the docs recommend: the environment.
-      const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secret });
+      const rig = await startProcessRig({ baseUrl: v.sim.baseUrl, keys: v.keys }, { prefix: "kill" }).catch(
+        async (e: unknown) => {
+          await v.sim.stop();
+          throw e;
+        },
+      );
+      const { dir, gp } = rig;
+      const { secret, cfgFile } = rig;
       let s: Strategy | undefined;
       try {
-        await firstStart(gp, cfgFile, v, dir);
-        s = await new Strategy(gp.url, TOKEN, "crash-alpha", { autoReconnect: true }).connect();
+        s = await rig.strategy("crash-alpha", { autoReconnect: true });
         const ids = await instrumentIds(s);
         let resumeLost = 0;
         s.client.on("resumeLost", () => resumeLost++);
@@ -204,23 +140,23 @@ export function crashScenario(): void {
         expect(rep.stdout).toMatch(/request\s+create/);
         expect(leaks(secret, [{ name: "replay output", data: rep.stdout + rep.stderr }])).toEqual([]);
       } finally {
-        await s?.close();
-        await gp.stop();
+        await rig.close();
         await v.sim.stop();
-        rmSync(dir, { recursive: true, force: true });
       }
     }, 60_000);
 
     it("three kills in a row, each right after a burst of creates and cancels: nothing lost or duplicated", async () => {
-      ensureBuilt();
       const v = await startVenue();
-      const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-kill3-"));
-      const cfgFile = join(dir, "config.json");
-      const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
+      const rig = await startProcessRig({ baseUrl: v.sim.baseUrl, keys: v.keys }, { prefix: "kill3" }).catch(
+        async (e: unknown) => {
+          await v.sim.stop();
+          throw e;
+        },
+      );
+      const { gp } = rig;
       let s: Strategy | undefined;
       try {
-        await firstStart(gp, cfgFile, v, dir);
-        s = await new Strategy(gp.url, TOKEN, "crash-beta", { autoReconnect: true }).connect();
+        s = await rig.strategy("crash-beta", { autoReconnect: true });
         const ids = await instrumentIds(s);
         // Slow answers for part of each burst, so creates and cancels are in flight at every kill.
         const slow = () => {
@@ -265,10 +201,8 @@ export function crashScenario(): void {
         });
         expect(t.details).toEqual([]);
       } finally {
-        await s?.close();
-        await gp.stop();
+        await rig.close();
         await v.sim.stop();
-        rmSync(dir, { recursive: true, force: true });
       }
     }, 60_000);
 
@@ -276,16 +210,18 @@ export function crashScenario(): void {
       // With fsync "interval" (the default) a power loss may take the last records with it. Orders
       // sent in that window are live at the venue under client ids the restarted gateway never saw.
       // They must not become orders nobody controls: an account-wide kill switch has to reach them.
-      ensureBuilt();
       const v = await startVenue();
-      const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-power-"));
-      const cfgFile = join(dir, "config.json");
-      const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
+      const rig = await startProcessRig({ baseUrl: v.sim.baseUrl, keys: v.keys }, { prefix: "power" }).catch(
+        async (e: unknown) => {
+          await v.sim.stop();
+          throw e;
+        },
+      );
+      const { dir, gp } = rig;
       let s: Strategy | undefined;
       let admin: Strategy | undefined;
       try {
-        await firstStart(gp, cfgFile, v, dir);
-        s = await new Strategy(gp.url, TOKEN, "power-alpha", { autoReconnect: true }).connect();
+        s = await rig.strategy("power-alpha", { autoReconnect: true });
         const ids = await instrumentIds(s);
         for (let i = 0; i < 20; i++) {
           if (i % 2 === 0) s.place(ids.spot, "buy", 5_300_000 - i * 10, 100);
@@ -298,7 +234,7 @@ export function crashScenario(): void {
         const lost = dropJournalTail(join(dir, "journal"), 11);
         expect(lost).toBeGreaterThan(0);
         await gp.start();
-        admin = await new Strategy(gp.url, ADMIN_TOKEN, "power-ops").connect();
+        admin = await rig.strategy("power-ops", { token: ADMIN_TOKEN });
         await sleep(500);
         admin.client.cancelAll(undefined, true);
         await sleep(1_500);
@@ -314,24 +250,23 @@ export function crashScenario(): void {
         });
         expect(live.map((o) => `${o.clientId} ${o.status}`)).toEqual([]);
       } finally {
-        await s?.close();
-        await admin?.close();
-        await gp.stop();
+        await rig.close();
         await v.sim.stop();
-        rmSync(dir, { recursive: true, force: true });
       }
     }, 40_000);
 
     it("graceful stop (SIGTERM) mid-burst and restart: nothing lost or duplicated", async () => {
-      ensureBuilt();
       const v = await startVenue();
-      const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-term-"));
-      const cfgFile = join(dir, "config.json");
-      const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
+      const rig = await startProcessRig({ baseUrl: v.sim.baseUrl, keys: v.keys }, { prefix: "term" }).catch(
+        async (e: unknown) => {
+          await v.sim.stop();
+          throw e;
+        },
+      );
+      const { gp } = rig;
       let s: Strategy | undefined;
       try {
-        await firstStart(gp, cfgFile, v, dir);
-        s = await new Strategy(gp.url, TOKEN, "term-alpha", { autoReconnect: true }).connect();
+        s = await rig.strategy("term-alpha", { autoReconnect: true });
         const ids = await instrumentIds(s);
         v.faults.add({ kind: "latency", endpoint: "POST /trade/api/v2/order", ms: 300, count: 4 });
         v.faults.add({ kind: "latency", endpoint: "POST /v5/order/create", ms: 300, count: 4 });
@@ -362,29 +297,29 @@ export function crashScenario(): void {
         });
         expect(t.details).toEqual([]);
       } finally {
-        await s?.close();
-        await gp.stop();
+        await rig.close();
         await v.sim.stop();
-        rmSync(dir, { recursive: true, force: true });
       }
     }, 40_000);
 
     it("a kill switch survives a crash: the restarted gateway is still halted", async () => {
       // The operator halted trading, then the process died. Coming back active would undo the halt.
-      ensureBuilt();
       const v = await startVenue();
-      const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-halt-"));
-      const cfgFile = join(dir, "config.json");
-      const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
+      const rig = await startProcessRig({ baseUrl: v.sim.baseUrl, keys: v.keys }, { prefix: "halt" }).catch(
+        async (e: unknown) => {
+          await v.sim.stop();
+          throw e;
+        },
+      );
+      const { gp } = rig;
       let s: Strategy | undefined;
       let admin: Strategy | undefined;
       try {
-        await firstStart(gp, cfgFile, v, dir);
-        s = await new Strategy(gp.url, TOKEN, "halt-alpha", { autoReconnect: true }).connect();
+        s = await rig.strategy("halt-alpha", { autoReconnect: true });
         const ids = await instrumentIds(s);
         for (let i = 0; i < 6; i++) s.place(ids.hft, "buy", 320_000 - i * 10, 5);
         await until(() => s!.unanswered().length === 0, 3_000, "acks");
-        admin = await new Strategy(gp.url, ADMIN_TOKEN, "halt-ops").connect();
+        admin = await rig.strategy("halt-ops", { token: ADMIN_TOKEN });
         const states: number[] = [];
         s.client.on("tradingState", (b) => states.push(b.state));
         admin.client.cancelAll(undefined, true);
@@ -418,11 +353,8 @@ export function crashScenario(): void {
         expect(told.acks).toBe(0);
         expect(told.rejects[0]?.source).toBe(RejectSource.Risk);
       } finally {
-        await s?.close();
-        await admin?.close();
-        await gp.stop();
+        await rig.close();
         await v.sim.stop();
-        rmSync(dir, { recursive: true, force: true });
       }
     }, 40_000);
 
@@ -430,15 +362,17 @@ export function crashScenario(): void {
       // The strategy asked for its orders to be cancelled if its connection is lost. The gateway dying
       // loses the connection too; after the restart, a COD session that does not log on again within
       // its heartbeat allowance must not leave orders working at the venue.
-      ensureBuilt();
       const v = await startVenue();
-      const dir = mkdtempSync(join(tmpdir(), "hftgate-chaos-cod-"));
-      const cfgFile = join(dir, "config.json");
-      const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(v.keys) });
+      const rig = await startProcessRig({ baseUrl: v.sim.baseUrl, keys: v.keys }, { prefix: "cod" }).catch(
+        async (e: unknown) => {
+          await v.sim.stop();
+          throw e;
+        },
+      );
+      const { gp } = rig;
       let s: Strategy | undefined;
       try {
-        await firstStart(gp, cfgFile, v, dir);
-        s = await new Strategy(gp.url, TOKEN, "cod-alpha", { codPolicy: 1 }).connect();
+        s = await rig.strategy("cod-alpha", { codPolicy: 1 });
         const ids = await instrumentIds(s);
         for (let i = 0; i < 8; i++) {
           if (i % 2 === 0) s.place(ids.spot, "buy", 5_300_000 - i * 10, 100);
@@ -464,10 +398,8 @@ export function crashScenario(): void {
         });
         expect(live().map((o) => `${o.clientId} ${o.status}`)).toEqual([]);
       } finally {
-        await s?.close();
-        await gp.stop();
+        await rig.close();
         await v.sim.stop();
-        rmSync(dir, { recursive: true, force: true });
       }
     }, 40_000);
 

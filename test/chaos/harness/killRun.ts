@@ -1,0 +1,387 @@
+/**
+ * One seeded kill run, the way a new user would try the gateway: `hftgate sim` as an external venue,
+ * `hftgate start` against it as a child process (its own process group, SIGKILLed mid-burst), a
+ * strategy (GatewayClient) sending bursts of Spot and HFT orders — resting, crossing, IOC, cancels
+ * right behind their creates, cancels of older orders — and a second account trading straight at the
+ * venue while the gateway is down. After every restart, once things settle, the venue's signed
+ * listings, the gateway's Query answers and what the strategy was told are compared (crashTruth.ts).
+ *
+ * No test framework here: the vitest scenarios and the soak script (test/chaos/soak.ts) share it.
+ */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { KeyPair } from "../../../src/auth/keys.js";
+import { readJournal } from "../../../src/journal/index.js";
+import type { FaultRule } from "../../../src/sim/index.js";
+import {
+  type CrashFindings,
+  compareCrashTruth,
+  emptyFindings,
+  FINDING_KINDS,
+  findingCount,
+  findingLines,
+  mergeFindings,
+} from "./crashTruth.js";
+import { VenueReader } from "./listings.js";
+import { instrumentIds, type ProcessRig, startProcessRig } from "./processRig.js";
+import { SimProcess } from "./simProcess.js";
+import type { Strategy } from "./strategy.js";
+import type { GatewayView } from "./truth.js";
+import { newKeys, signedCall, sleep, until } from "./venue.js";
+
+export interface KillScenario {
+  name: string;
+  /** Kills in the run (each followed by a restart and a truth check). */
+  kills: number;
+  /** Journal fsync policy; undefined = the configuration's default. */
+  fsync?: "none" | "interval" | "every";
+  /** A second account trades against the resting orders while the gateway is down. */
+  counterparty: boolean;
+  /** A burst past the gateway's own HFT create limit right before the kill (local Reject 300). */
+  throttle: boolean;
+  /** Create and cancel answers delayed, hung or reset at the kill (beyond the plain slow answers). */
+  lostAnswers: boolean;
+  /** Orders per burst (default 24). */
+  burst?: number;
+}
+
+/** The scenarios of issue 17, by name. */
+export const KILL_SCENARIOS: readonly KillScenario[] = [
+  { name: "inflight", kills: 1, fsync: "every", counterparty: false, throttle: false, lostAnswers: false },
+  { name: "counterparty", kills: 1, fsync: "every", counterparty: true, throttle: false, lostAnswers: false },
+  { name: "throttle", kills: 1, fsync: "every", counterparty: false, throttle: true, lostAnswers: false },
+  { name: "lost-answers", kills: 1, fsync: "every", counterparty: true, throttle: false, lostAnswers: true },
+  { name: "kill3", kills: 3, fsync: "every", counterparty: true, throttle: true, lostAnswers: true },
+  { name: "kill3-default-fsync", kills: 3, counterparty: true, throttle: true, lostAnswers: true },
+];
+
+export interface KillReport {
+  scenario: string;
+  seed: number;
+  orders: number;
+  kills: number;
+  venueOrders: number;
+  /** Distinct executions the strategy received. */
+  fills: number;
+  /** Truth checks made (one after each restart, one at the end). */
+  checks: number;
+  lost: number;
+  duplicated: number;
+  fillMismatches: number;
+  stateMismatches: number;
+  rejectedAtVenue: number;
+  /** Sequence gaps and duplicates the strategy saw across restarts. */
+  seqGaps: number;
+  seqDuplicates: number;
+  /** Restarts after which the strategy could not resume (told to rebuild from Query). */
+  resumeLost: number;
+  /** HFT Fills with a gateway-made execId (informational, see crashTruth.ts). */
+  synthesizedExecIds: number;
+  /** Local Reject 300s the strategy got (throttle scenarios). */
+  throttled: number;
+  details: string[];
+  /** Kept journal dir (HFTGATE_KEEP_RUNS=1 and findings), for `hftgate replay`. */
+  keptDir?: string;
+  ms: number;
+}
+
+/** Small deterministic generator (mulberry32): the seed decides the order mix and the kill timing. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0 || 1;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SPOT_CREATE = "POST /trade/api/v2/order";
+const SPOT_CANCEL = "DELETE /trade/api/v2/order";
+const HFT_CREATE = "POST /v5/order/create";
+const HFT_CANCEL = "POST /v5/order/cancel";
+
+/** Prices (ticks): resting buys below the counterparty's asks, crossing buys above them. */
+const PX = {
+  spot: { rest: 5_295_000, restSpan: 5_000, cross: 5_312_000, ask: 5_310_000, hit: 5_296_000 },
+  hft: { rest: 319_000, restSpan: 1_000, cross: 321_500, ask: 321_000, hit: 319_500 },
+};
+
+async function counterOrder(
+  baseUrl: string,
+  keys: KeyPair,
+  surface: "spot" | "hft",
+  side: "buy" | "sell",
+  priceTicks: number,
+  qty: string,
+): Promise<void> {
+  const r =
+    surface === "spot"
+      ? await signedCall(baseUrl, keys, "POST", "/trade/api/v2/order", {
+          side,
+          symbol: "BTC/INR",
+          type: "limit",
+          price: priceTicks,
+          quantity: Number(qty),
+          exchange: "coinswitchx",
+        })
+      : await signedCall(baseUrl, keys, "POST", "/v5/order/create", {
+          category: "linear",
+          symbol: "ETHUSDT",
+          side: side === "buy" ? "Buy" : "Sell",
+          orderType: "Limit",
+          qty,
+          price: (priceTicks / 100).toFixed(2),
+          positionIdx: 0,
+          timeInForce: "GTC",
+        });
+  const ok = surface === "spot" ? r.status === 200 : r.status === 200 && r.json?.retCode === 0;
+  if (!ok) throw new Error(`counterparty ${surface} order refused: ${r.status} ${JSON.stringify(r.json)}`);
+}
+
+/** Client id -> client order number, from every journal file's new-order commands. */
+function journalClOrdNos(dir: string): Map<string, number> {
+  const out = new Map<string, number>();
+  let files: string[] = [];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith(".hgj") || f.endsWith(".ndjson"));
+  } catch {
+    return out;
+  }
+  for (const f of files.sort()) {
+    for (const r of readJournal(join(dir, f)).records) {
+      if (r.k !== "cmd" || r.op !== "new" || !r.clientId) continue;
+      const m = /(?:^|;)no=(\d+)/.exec(r.reason ?? "");
+      if (m) out.set(r.clientId, Number(m[1]));
+    }
+  }
+  return out;
+}
+
+const debug = (msg: string): void => {
+  if (process.env.HFTGATE_KILL_DEBUG === "1")
+    process.stderr.write(`[kill ${new Date().toISOString()}] ${msg}\n`);
+};
+
+/** Rejects after `ms`: a Query sent just before a connection drops is never answered. */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}
+
+async function gatewayViews(s: Strategy): Promise<Map<number, GatewayView>> {
+  const out = new Map<number, GatewayView>();
+  const list = await within(s.views(), 5_000, "gateway queries");
+  for (let i = 0; i < list.length; i++) out.set(s.placed[i]!, list[i]!);
+  return out;
+}
+
+/**
+ * Waits (up to `ms`) for the three accounts to agree and returns the last comparison. Nothing is
+ * forced: convergence must come from the gateway's own streams, polls and reconciliations.
+ */
+async function settleAndCompare(
+  s: Strategy,
+  reader: VenueReader,
+  journalDir: string,
+  ms: number,
+): Promise<CrashFindings> {
+  const end = Date.now() + ms;
+  for (;;) {
+    let f: CrashFindings;
+    try {
+      await until(() => s.client.connected, 8_000, "strategy connected");
+      const views = await gatewayViews(s);
+      const venue = await reader.read();
+      f = compareCrashTruth({ strategy: s, views, venue, clOrdNoOf: journalClOrdNos(journalDir) });
+    } catch (e) {
+      debug(`compare failed: ${String(e)}`);
+      if (Date.now() > end) throw e;
+      await sleep(100);
+      continue;
+    }
+    debug(`compare: ${findingCount(f)} findings`);
+    if (findingCount(f) === 0 || Date.now() > end) return f;
+    await sleep(150);
+  }
+}
+
+/** Runs one scenario with one seed; throws only when the rig itself fails. */
+export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000): Promise<KillReport> {
+  const t0 = Date.now();
+  const r = rng(seed);
+  const keys = newKeys();
+  const other = newKeys();
+  const sim = await SimProcess.start({ seed, apiKeys: [keys.apiKey, other.apiKey] });
+  let rig: ProcessRig | undefined;
+  let reader: VenueReader | undefined;
+  const found = emptyFindings();
+  let keep = false;
+  try {
+    rig = await startProcessRig(
+      { baseUrl: sim.baseUrl, keys },
+      {
+        prefix: `kill-${sc.name}-${seed}`,
+        config: (base) => ({
+          ...base,
+          journal:
+            sc.fsync === undefined
+              ? { enabled: true, dir: base.journal!.dir }
+              : { ...base.journal, fsync: sc.fsync },
+          // Enough room for every order of a run: only our own rate limiter may refuse.
+          risk: { maxOpenOrdersPerInstrument: 5_000, maxOpenOrdersPerSession: 5_000 },
+          log: { level: "info", pretty: "false" },
+        }),
+      },
+    );
+    const journalDir = join(rig.dir, "journal");
+    const s = await rig.strategy(`truth-${seed}`, { autoReconnect: true });
+    const ids = await instrumentIds(s);
+    reader = new VenueReader(sim.baseUrl, keys, { spot: ids.spotStep, hft: ids.hftStep });
+    const inst = (surface: "spot" | "hft") => (surface === "spot" ? ids.spot : ids.hft);
+    const qty = (surface: "spot" | "hft") => (surface === "spot" ? 100 : 5);
+    const resting: number[] = [];
+    let throttled = 0;
+    s.client.on("reject", (b) => {
+      if (b.code === 300) throttled++;
+    });
+    let checks = 0;
+
+    const burst = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const surface = r() < 0.5 ? "spot" : "hft";
+        const p = PX[surface];
+        const k = r();
+        if (k < 0.4) {
+          resting.push(s.place(inst(surface), "buy", p.rest + Math.floor(r() * p.restSpan), qty(surface)));
+        } else if (k < 0.55) {
+          s.place(inst(surface), "buy", p.cross, qty(surface));
+        } else if (k < 0.7) {
+          s.place(inst(surface), "buy", r() < 0.5 ? p.cross : p.rest, qty(surface), "IOC");
+        } else {
+          // A cancel right behind its create.
+          s.cancel(s.place(inst(surface), "buy", p.rest + Math.floor(r() * p.restSpan), qty(surface)));
+        }
+        if (resting.length > 4 && r() < 0.2)
+          s.cancel(resting.splice(Math.floor(r() * resting.length), 1)[0]!);
+        if (r() < 0.15) await sleep(Math.floor(r() * 40));
+      }
+    };
+
+    for (let k = 0; k < sc.kills; k++) {
+      await until(() => s.client.connected, 8_000, "connected");
+      // Liquidity the crossing orders and IOCs take.
+      await counterOrder(sim.baseUrl, other, "spot", "sell", PX.spot.ask, "0.003");
+      await counterOrder(sim.baseUrl, other, "hft", "sell", PX.hft.ask, "0.15");
+      // Slow answers for part of each burst: creates and cancels are in flight at the kill.
+      const faults: FaultRule[] = [];
+      for (const ep of [SPOT_CREATE, HFT_CREATE])
+        faults.push({ kind: "latency", endpoint: ep, ms: 150, jitterMs: 250, probability: 0.5, count: 4 });
+      for (const ep of [SPOT_CANCEL, HFT_CANCEL])
+        faults.push({ kind: "latency", endpoint: ep, ms: 150, jitterMs: 250, probability: 0.5, count: 2 });
+      if (sc.lostAnswers) {
+        for (const ep of [SPOT_CREATE, HFT_CREATE]) {
+          faults.push({ kind: "timeout", endpoint: ep, probability: 0.3, count: 2 });
+          faults.push({ kind: "reset", endpoint: ep, probability: 0.3, count: 2 });
+          faults.push({ kind: "error5xx", endpoint: ep, probability: 0.3, count: 1, status: 502 });
+        }
+        for (const ep of [SPOT_CANCEL, HFT_CANCEL])
+          faults.push({ kind: "reset", endpoint: ep, probability: 0.4, count: 1 });
+      }
+      debug(`cycle ${k + 1}`);
+      await sim.addFaults(faults);
+      await burst(sc.burst ?? 24);
+      if (sc.throttle) {
+        // Past the HFT create bucket (45 per window after the cancel reserve): the last ones are refused
+        // by our own limiter, and the kill follows right behind the refusals.
+        const before = throttled;
+        for (let i = 0; i < 50; i++)
+          resting.push(s.place(ids.hft, "buy", PX.hft.rest + Math.floor(r() * PX.hft.restSpan), 5));
+        await until(() => throttled > before, 3_000, "local throttle rejects").catch(() => {});
+      } else {
+        await sleep(Math.floor(r() * 60));
+      }
+      debug(`kill ${k + 1}: ${s.placed.length} placed, ${s.unanswered().length} unanswered`);
+      await rig.gp.kill();
+      // The gateway is down; the faults meant for it must not refuse the counterparty.
+      await sim.clearFaults();
+      if (sc.counterparty) {
+        await sleep(100);
+        await counterOrder(
+          sim.baseUrl,
+          other,
+          "spot",
+          "sell",
+          PX.spot.hit,
+          (0.001 * (1 + Math.floor(r() * 4))).toFixed(3),
+        );
+        await counterOrder(
+          sim.baseUrl,
+          other,
+          "hft",
+          "sell",
+          PX.hft.hit,
+          (0.05 * (1 + Math.floor(r() * 4))).toFixed(2),
+        );
+      }
+      debug("restart");
+      await rig.gp.start();
+      await until(() => s.client.connected, 8_000, "strategy reconnected");
+      checks++;
+      mergeFindings(found, await settleAndCompare(s, reader, journalDir, settleMs));
+    }
+    // Trading resumes after the last restart: new orders, cancels of orders from before the crashes.
+    await counterOrder(sim.baseUrl, other, "spot", "sell", PX.spot.ask, "0.002");
+    await counterOrder(sim.baseUrl, other, "hft", "sell", PX.hft.ask, "0.1");
+    await burst(12);
+    for (const n of resting.splice(0, 10)) s.cancel(n);
+    checks++;
+    mergeFindings(found, await settleAndCompare(s, reader, journalDir, settleMs));
+    const venue = await reader.read();
+    let fills = 0;
+    for (const t of s.told.values()) fills += t.execLots.size;
+    keep = process.env.HFTGATE_KEEP_RUNS === "1" && findingCount(found) > 0;
+    return {
+      scenario: sc.name,
+      seed,
+      orders: s.placed.length,
+      kills: sc.kills,
+      venueOrders: venue.orders.length,
+      fills,
+      checks,
+      lost: found.lost.size,
+      duplicated: found.duplicated.size,
+      fillMismatches: found.fillMismatches.size,
+      stateMismatches: found.stateMismatches.size,
+      rejectedAtVenue: found.rejectedAtVenue.size,
+      seqGaps: s.gaps.length,
+      seqDuplicates: s.client.duplicates,
+      resumeLost: s.resumeLost,
+      synthesizedExecIds: found.synthesizedExecIds.size,
+      throttled,
+      details: findingLines(found),
+      ...(keep ? { keptDir: rig.dir } : {}),
+      ms: Date.now() - t0,
+    };
+  } finally {
+    await reader?.close();
+    await rig?.close(keep);
+    await sim.stop();
+  }
+}
+
+/** Problems that fail a run today (resume across a restart is asserted separately, see docs/chaos.md). */
+export const problems = (r: KillReport): number =>
+  FINDING_KINDS.reduce((a, k) => a + r[k], 0) + r.seqGaps + r.seqDuplicates;
