@@ -37,6 +37,29 @@ function newestMtime(dir: string): number {
 let cli: string | undefined;
 
 /**
+ * Process groups started by the chaos harness and not yet seen to exit. They are detached (their own
+ * groups), so a test runner that exits early (a timeout) would leave them running: killed at exit.
+ */
+const groups = new Set<number>();
+process.once("exit", () => {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/** Tracks a detached child's process group until it exits. */
+export function trackGroup(child: ChildProcess): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  groups.add(pid);
+  child.once("exit", () => groups.delete(pid));
+}
+
+/**
  * The compiled CLI to run: `dist/src/cli.js` when it is newer than every source file (CI), else a
  * private build of the current sources (type errors elsewhere do not stop tsc from emitting).
  */
@@ -83,6 +106,7 @@ export class GatewayProcess {
       // Its own process group, so a kill takes every process it may have started with it.
       detached: true,
     });
+    trackGroup(child);
     this.child = child;
     let seen = "";
     let up = false;

@@ -5,12 +5,16 @@
  *
  * Each finding is keyed (by order), so findings of several checkpoints of one run can be united.
  */
+import { RejectSource } from "../../../src/protocol/schema.js";
 import type { ListedOrder, VenueListing } from "./listings.js";
 import type { Strategy, Told } from "./strategy.js";
 import { type GatewayView, LIVE, type Norm, normFromWire } from "./truth.js";
 
 export interface CrashFindings {
-  /** An acked order missing at the venue; a venue order the gateway does not know; an order left unresolved. */
+  /**
+   * An acked order missing at the venue; a venue order the gateway does not know or calls Rejected
+   * (the venue holds it); an order left unresolved (PendingNew / Unknown) after settling.
+   */
   lost: Map<string, string>;
   /** A client id at the venue more than once; an execution delivered twice. */
   duplicated: Map<string, string>;
@@ -130,19 +134,23 @@ export function compareCrashTruth(i: CrashTruthInput): CrashFindings {
         `${key}: acknowledged (${t.exchangeId || g?.exchangeId}) but the venue has no such order`,
       );
     }
-    if (v !== undefined && t.rejects.length > 0 && (told === "Rejected" || t.rejects[0]!.source !== 3)) {
-      // A local refusal (not the venue's) must never reach the venue, even if told otherwise later.
-      const r = t.rejects[0]!;
-      f.rejectedAtVenue.set(
-        key,
-        `${key}: told Reject ${r.code} (source ${r.source}) "${r.text}"; ${venueText}`,
-      );
+    const held = v !== undefined && v.status !== "Rejected";
+    if (held && g !== undefined && g.status === "Rejected") {
+      // The issue's "lost order": the gateway says it was never placed while the venue holds it.
+      f.lost.set(key, `${key}: gateway says Rejected; ${venueText}`);
     }
-    if (v !== undefined && g !== undefined && g.exchangeId === v.id) {
+    const localReject = t.rejects.find((r) => r.source !== RejectSource.Venue);
+    if (held && (told === "Rejected" || localReject !== undefined)) {
+      // A local refusal (not the venue's) must never reach the venue, even if told otherwise later.
+      const r = localReject ?? t.rejects[0];
+      const why = r ? `Reject ${r.code} (source ${r.source}) "${r.text}"` : "Rejected (OrderUpdate)";
+      f.rejectedAtVenue.set(key, `${key}: told ${why}; ${venueText}`);
+    }
+    if (v !== undefined && g !== undefined && !(held && g.status === "Rejected") && g.exchangeId === v.id) {
       if (!sameStatus(g.status, v.status) || g.filledLots !== v.filledLots)
         f.stateMismatches.set(key, `${key}: gateway ${g.status} filled=${g.filledLots}; ${venueText}`);
     }
-    if (v !== undefined && !LIVE.has(v.status) && told !== "none" && told !== v.status) {
+    if (held && !LIVE.has(v.status) && told !== "none" && told !== "Rejected" && told !== v.status) {
       f.stateMismatches.set(`${key}:told`, `${key}: strategy last told ${told}; ${venueText}`);
     }
     let received = 0;

@@ -288,9 +288,9 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       // Slow answers for part of each burst: creates and cancels are in flight at the kill.
       const faults: FaultRule[] = [];
       for (const ep of [SPOT_CREATE, HFT_CREATE])
-        faults.push({ kind: "latency", endpoint: ep, ms: 150, jitterMs: 250, probability: 0.5, count: 4 });
+        faults.push({ kind: "latency", endpoint: ep, ms: 100, jitterMs: 150, probability: 0.5, count: 2 });
       for (const ep of [SPOT_CANCEL, HFT_CANCEL])
-        faults.push({ kind: "latency", endpoint: ep, ms: 150, jitterMs: 250, probability: 0.5, count: 2 });
+        faults.push({ kind: "latency", endpoint: ep, ms: 100, jitterMs: 150, probability: 0.5, count: 1 });
       if (sc.lostAnswers) {
         for (const ep of [SPOT_CREATE, HFT_CREATE]) {
           faults.push({ kind: "timeout", endpoint: ep, probability: 0.3, count: 2 });
@@ -302,7 +302,12 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       }
       debug(`cycle ${k + 1}`);
       await sim.addFaults(faults);
-      await burst(sc.burst ?? 24);
+      // Half the burst is answered before the kill (resting orders for the counterparty, cancels of
+      // acknowledged orders); the other half is in flight when the process dies.
+      const n = sc.burst ?? 24;
+      await burst(n >> 1);
+      await sleep(150 + Math.floor(r() * 250));
+      await burst(n - (n >> 1));
       if (sc.throttle) {
         // Past the HFT create bucket (45 per window after the cancel reserve): the last ones are refused
         // by our own limiter, and the kill follows right behind the refusals.
@@ -314,6 +319,7 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
         await sleep(Math.floor(r() * 60));
       }
       debug(`kill ${k + 1}: ${s.placed.length} placed, ${s.unanswered().length} unanswered`);
+      const logons = s.logons;
       await rig.gp.kill();
       // The gateway is down; the faults meant for it must not refuse the counterparty.
       await sim.clearFaults();
@@ -338,7 +344,8 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       }
       debug("restart");
       await rig.gp.start();
-      await until(() => s.client.connected, 8_000, "strategy reconnected");
+      // Logged on again (a socket that is merely open may still be refused a resume and reconnect).
+      await until(() => s.logons > logons && s.client.connected, 8_000, "strategy logged on again");
       checks++;
       mergeFindings(found, await settleAndCompare(s, reader, journalDir, settleMs));
     }

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "undici";
 import type { FaultRule } from "../../../src/sim/index.js";
-import { ensureBuilt, ROOT } from "./child.js";
+import { ensureBuilt, ROOT, trackGroup } from "./child.js";
 
 export interface SimProcessOptions {
   seed: number;
@@ -36,6 +36,7 @@ export class SimProcess {
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
+    trackGroup(child);
     const sp = new SimProcess(child);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`simulator did not start:\n${sp.output}`)), timeoutMs);

@@ -34,6 +34,8 @@ export class Strategy {
   readonly gaps: Array<[number, number]> = [];
   /** Reconnects that could not resume (the gateway no longer held the missed messages). */
   resumeLost = 0;
+  /** LogonAcks received (the first logon included). */
+  logons = 0;
 
   constructor(
     url: string,
@@ -86,6 +88,9 @@ export class Strategy {
     });
     c.on("resumeLost", () => {
       this.resumeLost++;
+    });
+    c.on("logon", () => {
+      this.logons++;
     });
   }
 
