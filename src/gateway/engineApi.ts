@@ -91,6 +91,12 @@ export interface GatewayEngine {
    * Never called re-entrantly: a slow consumer detected inside `sink.send` is reported in a microtask.
    */
   onDisconnect(session: SessionInfo, reason: DisconnectReason, cancelOrders: boolean): void;
+  /**
+   * The gateway no longer holds the session (after `onDisconnect`): an anonymous one whose connection
+   * ended, or a named one past its retention. Its id is never used again; messages for its orders go
+   * to the next session of the same name (a named one logging on again). Optional.
+   */
+  onRelease?(session: SessionInfo): void;
 }
 
 /** Messages the engine may push to a session. */
@@ -120,6 +126,12 @@ export interface SessionSink {
   cork(sessionId: number, fn: () => void): void;
   session(sessionId: number): SessionInfo | undefined;
   sessions(): readonly SessionInfo[];
+  /**
+   * Id of the held session with this name (connected, or kept for resume, e.g. restored from the
+   * journal after a restart and not logged on yet), 0 when none. Messages sent to it are sequenced,
+   * journaled and delivered at its logon. Optional.
+   */
+  sessionIdOf?(name: string): number;
 }
 
 /** Plain-HTTP routes served on the gateway's port; the engine / telemetry provide the content. */

@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Instrument } from "../domain/types.js";
+import type { SessionInput } from "../journal/records.js";
 import { monoNs } from "../protocol/clock.js";
 import { type C2GMessage, decodeC2G, encodeG2C } from "../protocol/codec.js";
 import {
@@ -33,6 +34,7 @@ import type {
   SessionSink,
 } from "./engineApi.js";
 import { detectUws, type UwsReport } from "./native.js";
+import { frameSeq, type RestoreResult } from "./restore.js";
 import { ReplayRing } from "./ring.js";
 import { type Conn, type RunningTransport, startUwsTransport, startWsTransport } from "./transport.js";
 
@@ -63,8 +65,40 @@ export interface GatewayConfig {
   resumeRing?: number;
   /** Unsent bytes per connection before it is closed as a slow consumer; 1 MiB. */
   maxBufferedBytes?: number;
+  /** A disconnected named session is kept for resume this long, then released; 24 h. */
+  sessionRetentionMs?: number;
+  /** Disconnected named sessions kept for resume; beyond this the longest idle one is released; 256. */
+  maxRetainedSessions?: number;
+  /**
+   * Journal for restart = resume: every sequenced frame of a named session and every session event is
+   * appended to it, and no sequenced frame reaches a socket before the journal holds it durably.
+   */
+  journal?: SessionJournal;
+  /** Named sessions of earlier runs (rebuilt from the journal) that this gateway continues. */
+  restored?: RestoreResult;
   http?: HttpHooks;
   logger?: GatewayLogger;
+}
+
+/** What the gateway needs of the journal (src/journal's Journal). */
+export interface SessionJournal {
+  out(session: string, frame: Uint8Array): number;
+  session(r: SessionInput): number;
+  /** Writes what is pending now; true when it is durable under the journal's fsync policy. */
+  flushSync(): boolean;
+  /** Calls back once everything appended so far is durable. */
+  onDurable(cb: () => void): void;
+}
+
+/** Session-map figures (/health, tests): every session object the gateway holds is in one of these. */
+export interface SessionCounts {
+  /** Sessions in the maps (connected + retained). */
+  sessions: number;
+  connected: number;
+  /** Disconnected named sessions kept for resume. */
+  retained: number;
+  /** Open connections (logged on or not). */
+  links: number;
 }
 
 export const CLOSE = {
@@ -87,11 +121,19 @@ class Session implements SessionInfo {
   heartbeatMs = 1000;
   link: Link | undefined;
   readonly ring: ReplayRing;
+  /** Restored from the journal and not logged on since: what it is sent meanwhile waits for its logon. */
+  awaitingLogon = false;
+  /** First seq sequenced while `awaitingLogon` (0 = none): delivered at that logon even without resume. */
+  undeliveredFrom = 0;
+  /** Frames are journaled (named session, journal configured). */
+  journaled = false;
   constructor(
     readonly sessionId: number,
     readonly name: string,
     ringSize: number,
     readonly admin: boolean,
+    /** Logged on without a name: can never be resumed, released when its connection ends. */
+    readonly anonymous: boolean,
   ) {
     this.ring = new ReplayRing(ringSize);
   }
@@ -153,6 +195,11 @@ export class Gateway implements SessionSink {
   private transport: RunningTransport | undefined;
   private readonly bySession = new Map<number, Session>();
   private readonly byName = new Map<string, Session>();
+  /** Disconnected named sessions, longest idle first (Map order), with the time they went idle. */
+  private readonly idle = new Map<Session, number>();
+  /** Dropped at close: disconnects reported while the transport shuts down are not journaled. */
+  private journal: SessionJournal | undefined;
+  private lastRetentionMs = 0;
   private readonly links = new Set<Link>();
   private nextSessionId = 1;
   private instArr: readonly Instrument[] | undefined;
@@ -160,7 +207,9 @@ export class Gateway implements SessionSink {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly tokenDigest: Buffer;
   private readonly adminDigest: Buffer | undefined;
-  private readonly cfg: Required<Omit<GatewayConfig, "http" | "logger" | "token" | "adminToken">> & {
+  private readonly cfg: Required<
+    Omit<GatewayConfig, "http" | "logger" | "token" | "adminToken" | "journal" | "restored">
+  > & {
     token: string;
     adminToken: string;
   };
@@ -187,7 +236,11 @@ export class Gateway implements SessionSink {
       logonTimeoutMs: config.logonTimeoutMs ?? 5000,
       resumeRing: config.resumeRing ?? 4096,
       maxBufferedBytes: config.maxBufferedBytes ?? 1 << 20,
+      sessionRetentionMs: config.sessionRetentionMs ?? 86_400_000,
+      maxRetainedSessions: config.maxRetainedSessions ?? 256,
     };
+    this.journal = config.journal;
+    if (config.restored) this.restore(config.restored);
     this.http = config.http ?? {};
     this.log = config.logger ?? stderrLogger;
     this.tokenDigest = sha256(token);
@@ -249,6 +302,7 @@ export class Gateway implements SessionSink {
     }
     await this.transport?.close();
     this.transport = undefined;
+    this.journal = undefined;
   }
 
   // ---- SessionSink ----
@@ -277,6 +331,79 @@ export class Gateway implements SessionSink {
     return [...this.bySession.values()];
   }
 
+  /** Id of the session with this name that is still held (connected or kept for resume), else 0. */
+  sessionIdOf(name: string): number {
+    return this.byName.get(name)?.sessionId ?? 0;
+  }
+
+  counts(): SessionCounts {
+    let connected = 0;
+    for (const s of this.bySession.values()) if (s.link !== undefined) connected++;
+    return { sessions: this.bySession.size, connected, retained: this.idle.size, links: this.links.size };
+  }
+
+  // ---- session lifetime ----
+
+  /** Continues the named sessions of earlier runs: same ids, seq after the last journaled frame. */
+  private restore(r: RestoreResult): void {
+    this.nextSessionId = Math.max(this.nextSessionId, r.maxSessionId + 1);
+    for (const x of r.sessions) {
+      const s = new Session(x.sessionId, x.name, this.cfg.resumeRing, x.admin, false);
+      s.nextSeq = x.nextSeq;
+      for (const f of x.frames) s.ring.push(frameSeq(f), f);
+      s.awaitingLogon = true;
+      s.journaled = this.journal !== undefined;
+      this.bySession.set(s.sessionId, s);
+      this.byName.set(s.name, s);
+      this.idle.set(s, x.idleSinceMs);
+    }
+  }
+
+  /** A session's connection ended: an anonymous one is freed, a named one kept for resume (bounded). */
+  private afterDisconnect(s: Session): void {
+    if (s.anonymous) {
+      this.forget(s);
+      return;
+    }
+    const now = Date.now();
+    this.idle.set(s, now);
+    this.journal?.session({ session: s.name, op: "logoff", sid: s.sessionId });
+    for (const [old] of this.idle) {
+      if (this.idle.size <= this.cfg.maxRetainedSessions) break;
+      this.releaseNamed(old, "count");
+    }
+  }
+
+  /** Releases named sessions idle longer than the retention (checked about once a second). */
+  private expireIdle(now: number): void {
+    if (now - this.lastRetentionMs < 1000) return;
+    this.lastRetentionMs = now;
+    for (const [s, since] of this.idle) {
+      if (now - since <= this.cfg.sessionRetentionMs) break; // Map order: longest idle first
+      this.releaseNamed(s, "age");
+    }
+  }
+
+  private releaseNamed(s: Session, why: "age" | "count"): void {
+    this.log.info(
+      { sessionId: s.sessionId, name: s.name, why },
+      "session released (resume no longer possible)",
+    );
+    this.journal?.session({ session: s.name, op: "release", sid: s.sessionId });
+    this.forget(s);
+  }
+
+  private forget(s: Session): void {
+    this.bySession.delete(s.sessionId);
+    if (this.byName.get(s.name) === s) this.byName.delete(s.name);
+    this.idle.delete(s);
+    try {
+      this.engine.onRelease?.(s);
+    } catch (err) {
+      this.log.warn({ sessionId: s.sessionId, err: String(err) }, "engine.onRelease threw");
+    }
+  }
+
   // ---- sending ----
 
   private sendSeq<N extends G2CName>(s: Session, name: N, body: Body<N>, recvNs: number): number {
@@ -288,7 +415,9 @@ export class Gateway implements SessionSink {
     h.sendNs = monoNs();
     const frame = encodeG2C(name, h, body);
     s.ring.push(seq, frame);
+    if (s.journaled && this.journal !== undefined) this.journal.out(s.name, frame);
     if (s.link) this.transmit(s.link, frame);
+    else if (s.awaitingLogon && s.undeliveredFrom === 0) s.undeliveredFrom = seq;
     return seq;
   }
 
@@ -310,6 +439,11 @@ export class Gateway implements SessionSink {
     l.lastSendMs = Date.now();
     if (l.heldLens.length > 0 || (l.sentTurn && !l.conn.corked())) {
       this.hold(l, frame);
+      return;
+    }
+    if (l.session !== undefined && !this.durable()) {
+      this.hold(l, frame);
+      this.awaitDurable(l);
       return;
     }
     if (!l.sentTurn) {
@@ -355,6 +489,31 @@ export class Gateway implements SessionSink {
     links.length = 0;
   }
 
+  /**
+   * The journal-before-socket rule: a sequenced frame goes out only once the journal holds it (and
+   * what the engine journaled before it) durably under its fsync policy. With `none` or an interval
+   * that is one synchronous write of the turn's pending records; with `every`, frames wait for the
+   * fdatasync. A crash therefore never leaves a strategy with a seq the restarted gateway lacks.
+   */
+  private durable(): boolean {
+    return this.journal === undefined || this.journal.flushSync();
+  }
+
+  private readonly durableWait = new Set<Link>();
+  private awaitDurable(l: Link): void {
+    const first = this.durableWait.size === 0;
+    this.durableWait.add(l);
+    if (first) {
+      if (this.journal === undefined) queueMicrotask(this.durableCb);
+      else this.journal.onDurable(this.durableCb);
+    }
+  }
+  private readonly durableCb = (): void => {
+    const links = [...this.durableWait];
+    this.durableWait.clear();
+    for (const l of links) this.release(l);
+  };
+
   /** Writes a link's held frames in one corked batch (before it ends, and at the turn's end). */
   private release(l: Link): void {
     const n = l.heldLens.length;
@@ -362,6 +521,10 @@ export class Gateway implements SessionSink {
     if (l.closed) {
       l.heldLens.length = 0;
       l.heldOff = 0;
+      return;
+    }
+    if (l.session !== undefined && !this.durable()) {
+      this.awaitDurable(l); // still held; they stay in the ring for a resume if the link ends first
       return;
     }
     this.relLink = l;
@@ -459,8 +622,12 @@ export class Gateway implements SessionSink {
     const s = l.session;
     if (!s || s.link !== l) return;
     s.link = undefined;
-    if (deferEngine) queueMicrotask(() => this.notifyDisconnect(s, l.closeReason));
-    else this.notifyDisconnect(s, l.closeReason);
+    const done = () => {
+      this.notifyDisconnect(s, l.closeReason);
+      if (s.link === undefined) this.afterDisconnect(s); // (unless it logged on again meanwhile)
+    };
+    if (deferEngine) queueMicrotask(done);
+    else done();
   }
 
   private notifyDisconnect(s: Session, reason: DisconnectReason): void {
@@ -477,7 +644,7 @@ export class Gateway implements SessionSink {
     if (route === "health") {
       return {
         contentType: "application/json",
-        body: JSON.stringify({ status: "ok", transport: this.transportKind, sessions: this.bySession.size }),
+        body: JSON.stringify({ status: "ok", transport: this.transportKind, ...this.counts() }),
       };
     }
     return { body: "" };
@@ -684,24 +851,37 @@ export class Gateway implements SessionSink {
         return;
       }
     }
-    let s = existing;
-    if (!s) {
-      const id = this.nextSessionId++;
-      s = new Session(id, b.sessionName === "" ? `anon-${id}` : b.sessionName, this.cfg.resumeRing, isAdmin);
-      this.bySession.set(id, s);
-      this.byName.set(s.name, s);
-    }
     if (existing && existing.admin !== isAdmin) {
       this.logonReject(l, "SessionInUse", recvNs); // a session name belongs to one privilege level
       return;
     }
+    let s = existing;
+    if (!s) {
+      const id = this.nextSessionId++;
+      const anonymous = b.sessionName === "";
+      s = new Session(id, anonymous ? `anon-${id}` : b.sessionName, this.cfg.resumeRing, isAdmin, anonymous);
+      s.journaled = !anonymous && this.journal !== undefined;
+      this.bySession.set(id, s);
+      this.byName.set(s.name, s);
+    }
+    this.idle.delete(s);
+    this.journal?.session({
+      session: s.name,
+      op: s.anonymous ? "anon" : "logon",
+      sid: s.sessionId,
+      admin: isAdmin ? 1 : 0,
+    });
     s.lastClOrdNo = Math.max(s.lastClOrdNo, this.engineLastClOrdNo(s));
     s.codPolicy = b.codPolicy;
     s.heartbeatMs =
       b.heartbeatMs === 0 ? this.cfg.heartbeatMs : Math.min(60_000, Math.max(100, b.heartbeatMs));
     s.link = l;
     l.session = s;
-    const replay = from > 0 ? [...s.ring.from(from)] : [];
+    // Without a resume, what was sequenced for it since the restart (before this logon) still goes out.
+    const replayFrom = from > 0 ? from : s.undeliveredFrom;
+    s.awaitingLogon = false;
+    s.undeliveredFrom = 0;
+    const replay = replayFrom > 0 ? [...s.ring.from(replayFrom)] : [];
     const resumed = existing !== undefined;
     l.conn.cork(() => {
       this.sendUnseq(
@@ -709,7 +889,7 @@ export class Gateway implements SessionSink {
         "LogonAck",
         {
           nextSeq: s.nextSeq,
-          replayFromSeq: replay.length > 0 ? from : 0,
+          replayFromSeq: replay.length > 0 ? frameSeq(replay[0]!) : 0,
           replayCount: replay.length,
           lastClOrdNo: s.lastClOrdNo,
           heartbeatMs: s.heartbeatMs,
@@ -753,6 +933,7 @@ export class Gateway implements SessionSink {
 
   private sweep(): void {
     const now = Date.now();
+    this.expireIdle(now);
     for (const l of this.links) {
       if (l.closed) continue;
       const s = l.session;

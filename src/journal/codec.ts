@@ -2,7 +2,7 @@
  * The two on-disk encodings. NDJSON: one JSON object per line. Binary: per record
  * `[u32 len][u32 crc32][u8 kind][f64 seq][f64 ts][u16 presence][fields...]` little-endian, where
  * `len` and `crc32` cover everything after the crc, strings are `u32 byteLength + UTF-8` and numbers
- * are f64. Both carry only the fields in SCHEMA.
+ * are f64, bytes are `u32 length + bytes` (NDJSON: base64). Both carry only the fields in SCHEMA.
  */
 import { crc32 } from "node:zlib";
 import {
@@ -27,7 +27,10 @@ export function pick(kind: RecordKind, seq: number, ts: number, src: object): Re
     let v = s[name];
     if (v === undefined || v === null) continue;
     if (kind === "cmd" && name === "session" && typeof v === "number") v = String(v);
-    if (typeof v !== (t === "s" ? "string" : "number")) {
+    if (t === "b") {
+      if (!(v instanceof Uint8Array)) throw new JournalError(`journal ${kind}.${name}: expected bytes`);
+      v = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64");
+    } else if (typeof v !== (t === "s" ? "string" : "number")) {
       throw new JournalError(`journal ${kind}.${name}: expected ${t === "s" ? "string" : "number"}`);
     }
     out[name] = v;
@@ -48,7 +51,7 @@ export function binaryBound(kind: RecordKind, src: object): number {
   for (const [name, t] of SCHEMA[kind]) {
     const v = s[name];
     if (v === undefined || v === null) continue;
-    n += t === "n" ? 8 : 4 + 3 * String(v).length;
+    n += t === "n" ? 8 : t === "b" ? 4 + (v as Uint8Array).length : 4 + 3 * String(v).length;
   }
   return n;
 }
@@ -79,6 +82,11 @@ export function encodeBinary(
       if (typeof v !== "number") throw new JournalError(`journal ${kind}.${name}: expected number`);
       buf.writeDoubleLE(v, p);
       p += 8;
+    } else if (t === "b") {
+      if (!(v instanceof Uint8Array)) throw new JournalError(`journal ${kind}.${name}: expected bytes`);
+      buf.writeUInt32LE(v.length, p);
+      buf.set(v, p + 4);
+      p += 4 + v.length;
     } else {
       if (typeof v !== "string") throw new JournalError(`journal ${kind}.${name}: expected string`);
       const n = writeUtf8(buf, v, p + 4);
@@ -138,7 +146,7 @@ export function decodeBinary(buf: Buffer, off: number): DecodeOutcome {
       if (p + 4 > end) return "corrupt";
       const n = buf.readUInt32LE(p);
       if (p + 4 + n > end) return "corrupt";
-      rec[name] = buf.toString("utf8", p + 4, p + 4 + n);
+      rec[name] = t === "b" ? buf.subarray(p + 4, p + 4 + n) : buf.toString("utf8", p + 4, p + 4 + n);
       p += 4 + n;
     }
   }

@@ -45,6 +45,13 @@ export function formatRecord(r: JournalRecord, bodyMax = 300): string {
       return `${head} event    ${r.source} ${clip(r.body, bodyMax)}`;
     case "note":
       return `${head} note     ${r.text}`;
+    case "out": {
+      const f = r.frame;
+      const seq = f.length >= 16 ? f.readUInt32LE(8) + f.readUInt32LE(12) * 2 ** 32 : 0;
+      return `${head} sent     session=${r.session} seq=${seq} type=0x${(f[1] ?? 0).toString(16)} ${f.length} bytes`;
+    }
+    case "ses":
+      return `${head} session  ${r.op} ${r.session} id=${r.sid}${r.admin ? " admin" : ""}`;
   }
 }
 

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY_MAGIC, decodeBinary, type JournalFormat } from "./codec.js";
-import { CODE_KIND, JournalError, type JournalRecord } from "./records.js";
+import { CODE_KIND, JournalError, type JournalRecord, type RecordKind, SCHEMA } from "./records.js";
 
 export interface JournalRead {
   readonly format: JournalFormat;
@@ -66,10 +66,17 @@ function readNdjson(buf: Buffer): JournalRead {
       continue;
     }
     const k = (v as { k?: unknown }).k;
-    if (typeof k === "string" && KINDS.has(k as never)) records.push(v as JournalRecord);
+    if (typeof k === "string" && KINDS.has(k as never)) records.push(bytesBack(k as RecordKind, v as never));
     else if (k !== "hdr") corrupt++;
   }
   return { format: "ndjson", records, tornBytes, corrupt };
+}
+
+/** NDJSON carries byte fields as base64: back to bytes, as the binary reader returns them. */
+function bytesBack(kind: RecordKind, rec: Record<string, unknown>): JournalRecord {
+  for (const [name, t] of SCHEMA[kind])
+    if (t === "b" && typeof rec[name] === "string") rec[name] = Buffer.from(rec[name], "base64");
+  return rec as unknown as JournalRecord;
 }
 
 /** Journal files in `dir`, oldest first (names embed the UTC start time). */

@@ -4,8 +4,9 @@
  * the file: the whitelist is the schema.
  */
 
-export type RecordKind = "cmd" | "req" | "res" | "evt" | "note";
-type FieldType = "s" | "n";
+export type RecordKind = "cmd" | "req" | "res" | "evt" | "note" | "out" | "ses";
+/** s: UTF-8 string; n: number (f64); b: raw bytes (binary: as they are; NDJSON: base64). */
+type FieldType = "s" | "n" | "b";
 
 export const SCHEMA: Readonly<Record<RecordKind, readonly (readonly [string, FieldType])[]>> = {
   /** A strategy command the gateway accepted. Prices and quantities as decimal strings. */
@@ -52,13 +53,45 @@ export const SCHEMA: Readonly<Record<RecordKind, readonly (readonly [string, Fie
     ["text", "s"],
     ["clientId", "s"],
   ],
+  /**
+   * A sequenced gateway → strategy frame of a resumable (named) session, byte for byte as sent: its
+   * header carries the session id and seq, so a restart rebuilds the session's resume ring from these.
+   */
+  out: [
+    ["session", "s"],
+    ["frame", "b"],
+  ],
+  /** A gateway session event: op logon / logoff / release of a named session, anon for an anonymous logon. */
+  ses: [
+    ["session", "s"],
+    ["op", "s"],
+    ["sid", "n"],
+    ["admin", "n"],
+  ],
 };
 
 /** `res` status of a request the gateway refused itself (nothing sent): replayed as a refusal. */
 export const REFUSED_LOCALLY = 1;
 
-export const KIND_CODE: Readonly<Record<RecordKind, number>> = { cmd: 1, req: 2, res: 3, evt: 4, note: 5 };
-export const CODE_KIND: readonly (RecordKind | undefined)[] = [undefined, "cmd", "req", "res", "evt", "note"];
+export const KIND_CODE: Readonly<Record<RecordKind, number>> = {
+  cmd: 1,
+  req: 2,
+  res: 3,
+  evt: 4,
+  note: 5,
+  out: 6,
+  ses: 7,
+};
+export const CODE_KIND: readonly (RecordKind | undefined)[] = [
+  undefined,
+  "cmd",
+  "req",
+  "res",
+  "evt",
+  "note",
+  "out",
+  "ses",
+];
 
 export interface CommandInput {
   session: string | number;
@@ -97,6 +130,19 @@ export interface NoteInput {
   clientId?: string;
 }
 
+export interface OutboundInput {
+  session: string;
+  frame: Uint8Array;
+}
+export type SessionOp = "logon" | "logoff" | "release" | "anon";
+export interface SessionInput {
+  session: string;
+  op: SessionOp;
+  sid: number;
+  /** 1 for a session created with the admin token. */
+  admin?: number;
+}
+
 interface Base {
   readonly seq: number;
   /** Wall-clock ms since the epoch. */
@@ -109,7 +155,25 @@ export type RequestRecord = Base & { readonly k: "req" } & Readonly<RequestInput
 export type ResponseRecord = Base & { readonly k: "res" } & Readonly<ResponseInput>;
 export type EventRecord = Base & { readonly k: "evt" } & Readonly<EventInput>;
 export type NoteRecord = Base & { readonly k: "note" } & Readonly<NoteInput>;
-export type JournalRecord = CommandRecord | RequestRecord | ResponseRecord | EventRecord | NoteRecord;
+/** `frame` is a view into the bytes read (copy it to keep it beyond the read). */
+export type OutboundRecord = Base & {
+  readonly k: "out";
+  readonly session: string;
+  readonly frame: Buffer;
+  readonly clientId?: undefined;
+};
+export type SessionRecord = Base & {
+  readonly k: "ses";
+  readonly clientId?: undefined;
+} & Readonly<SessionInput>;
+export type JournalRecord =
+  | CommandRecord
+  | RequestRecord
+  | ResponseRecord
+  | EventRecord
+  | NoteRecord
+  | OutboundRecord
+  | SessionRecord;
 
 export class JournalError extends Error {
   override name = "JournalError";

@@ -29,9 +29,11 @@ import type {
   CommandInput,
   EventInput,
   NoteInput,
+  OutboundInput,
   RecordKind,
   RequestInput,
   ResponseInput,
+  SessionInput,
 } from "./records.js";
 
 export type FsyncPolicy = "none" | "every" | { readonly intervalMs: number };
@@ -123,13 +125,23 @@ export class Journal {
   private bufs: Buffer[] = [];
   private strs: string[] = [];
   private scheduled = false;
+  /** An asynchronous write (writeMode "async") is in flight: the next batch waits for it. */
   private writing = false;
+  /** An fdatasync is in flight; synchronous writes go on meanwhile (the next sync covers them). */
+  private syncing = false;
   private writtenSeq = 0;
   private syncedSeq = 0;
   private waiters: { seq: number; durable: boolean; resolve: () => void }[] = [];
+  /** onDurable callbacks, by the sequence number they wait for. */
+  private durableCbs: { seq: number; cb: () => void }[] = [];
+  private failed = false;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
-  private readonly flushCb = () => this.flushNow();
+  private readonly flushCb = () => {
+    this.scheduled = false;
+    this.flushNow();
+  };
+  private readonly outScratch: OutboundInput = { session: "", frame: new Uint8Array(0) };
 
   private constructor(opts: JournalOptions) {
     this.opts = opts;
@@ -173,6 +185,16 @@ export class Journal {
   note(r: NoteInput): number {
     return this.append("note", r);
   }
+  /** A sequenced frame as sent to a resumable session (hot path: no object per call). */
+  out(session: string, frame: Uint8Array): number {
+    const o = this.outScratch;
+    o.session = session;
+    o.frame = frame;
+    return this.append("out", o);
+  }
+  session(r: SessionInput): number {
+    return this.append("ses", r);
+  }
 
   /** Resolves when everything appended so far is written (and fdatasync'd under "every"). */
   flush(): Promise<void> {
@@ -184,12 +206,36 @@ export class Journal {
     return this.waitFor(true);
   }
 
+  /**
+   * Hands what was appended so far to the kernel now, on the caller's turn (writeMode "sync"), and
+   * says whether it is then durable under the policy: written for "none" and an interval, fdatasync'd
+   * for "every" (so false until that sync completes: wait with `onDurable`). After a write failure it
+   * answers true: the journal no longer holds anything back (the failure was reported to onError).
+   */
+  flushSync(): boolean {
+    if (this.failed) return true;
+    if (this.seq > this.writtenSeq && !this.writing && this.opts.writeMode !== "async") this.flushNow();
+    return (this.fsync === "every" ? this.syncedSeq : this.writtenSeq) >= this.seq;
+  }
+
+  /** Calls `cb` once everything appended so far is durable as `flushSync` means it (or writing failed). */
+  onDurable(cb: () => void): void {
+    if (this.flushSync()) {
+      cb();
+      return;
+    }
+    this.durableCbs.push({ seq: this.seq, cb });
+    if (this.seq > this.writtenSeq) this.flushNow();
+  }
+
   /** Flushes, syncs and closes the file. Appends after close throw. */
   async close(): Promise<void> {
     if (this.closed) return;
     await this.sync();
     this.closed = true;
     if (this.timer !== undefined) clearInterval(this.timer);
+    // An fdatasync started after the one awaited (by a later batch) must end before the fd does.
+    while (this.syncing) await new Promise((r) => setTimeout(r, 1));
     closeSync(this.fd);
     this.fd = -1;
   }
@@ -233,13 +279,12 @@ export class Journal {
   }
 
   private flushNow(): void {
-    this.scheduled = false;
     if (this.writing || this.fd < 0) return;
     const upto = this.seq;
     let data: Buffer[] | string;
     if (this.format === "ndjson") {
       if (this.strs.length === 0) {
-        this.afterWrite(upto);
+        this.afterWrite();
         return;
       }
       data = this.strs.length === 1 ? this.strs[0]! : this.strs.join("");
@@ -250,14 +295,13 @@ export class Journal {
         this.chunkStart = this.chunkOff;
       }
       if (this.bufs.length === 0) {
-        this.afterWrite(upto);
+        this.afterWrite();
         return;
       }
       data = this.bufs;
       this.bufs = [];
     }
     this.rotateIfNeeded();
-    this.writing = true;
     const done = (err: NodeJS.ErrnoException | null, n: number) => {
       this.writing = false;
       if (err !== null) {
@@ -267,10 +311,10 @@ export class Journal {
       this.stats.writes++;
       this.stats.bytes += n;
       this.writtenSeq = upto;
-      if (this.fsync === "every") this.doSync(upto);
-      else this.afterWrite(upto);
+      this.afterWrite();
     };
     if (this.opts.writeMode === "async") {
+      this.writing = true;
       if (typeof data === "string") write(this.fd, data, null, "utf8", done);
       else writev(this.fd, data, done);
       return;
@@ -288,48 +332,66 @@ export class Journal {
     done(null, n);
   }
 
-  /** Called when nothing more is in flight for `upto`; settles waiters and syncs if one asks. */
-  private afterWrite(upto: number): void {
-    if (this.waiters.some((w) => w.durable && w.seq > this.syncedSeq && w.seq <= this.writtenSeq)) {
-      this.doSync(upto);
-      return;
-    }
+  /** After a write (or nothing to write): sync if the policy or a waiter asks, settle the rest. */
+  private afterWrite(): void {
+    if (this.writtenSeq > this.syncedSeq && (this.fsync === "every" || this.syncWanted())) this.doSync();
     this.settle();
-    // More was appended while writing: write it now rather than wait for the next append.
-    if (this.seq > this.writtenSeq && !this.scheduled) this.flushNow();
+    // More was appended while an async write was out: write it now rather than wait for the next append.
+    if (this.seq > this.writtenSeq && !this.scheduled && !this.writing) {
+      this.scheduled = true;
+      setImmediate(this.flushCb);
+    }
   }
 
-  private doSync(upto: number): void {
-    this.writing = true;
+  private syncWanted(): boolean {
+    for (const w of this.waiters)
+      if (w.durable && w.seq > this.syncedSeq && w.seq <= this.writtenSeq) return true;
+    return false;
+  }
+
+  /** fdatasync of everything written so far; one at a time (a later batch gets its own after it). */
+  private doSync(): void {
+    if (this.syncing) return; // the callback below starts the next one if still needed
+    const upto = this.writtenSeq;
+    this.syncing = true;
     fdatasync(this.fd, (err) => {
-      this.writing = false;
+      this.syncing = false;
       if (err !== null) {
         this.fail(err);
         return;
       }
       this.stats.syncs++;
       if (upto > this.syncedSeq) this.syncedSeq = upto;
-      this.settle();
-      if (this.seq > this.writtenSeq && !this.scheduled) this.flushNow();
+      this.afterWrite();
     });
   }
 
   private syncIfDirty(): void {
-    if (this.writing || this.fd < 0 || this.syncedSeq >= this.writtenSeq) return;
-    this.doSync(this.writtenSeq);
+    if (this.fd < 0 || this.syncedSeq >= this.writtenSeq) return;
+    this.doSync();
   }
 
   private settle(): void {
-    if (this.waiters.length === 0) return;
-    const keep: typeof this.waiters = [];
-    for (const w of this.waiters) {
-      if ((w.durable ? this.syncedSeq : this.writtenSeq) >= w.seq) w.resolve();
-      else keep.push(w);
+    if (this.waiters.length > 0) {
+      const keep: typeof this.waiters = [];
+      for (const w of this.waiters) {
+        if ((w.durable ? this.syncedSeq : this.writtenSeq) >= w.seq) w.resolve();
+        else keep.push(w);
+      }
+      this.waiters = keep;
     }
-    this.waiters = keep;
+    if (this.durableCbs.length > 0) {
+      const upto = this.fsync === "every" ? this.syncedSeq : this.writtenSeq;
+      const ready = this.durableCbs.filter((d) => d.seq <= upto || this.failed);
+      if (ready.length === 0) return;
+      this.durableCbs = this.durableCbs.filter((d) => d.seq > upto && !this.failed);
+      for (const d of ready) d.cb();
+    }
   }
 
   private fail(err: Error): void {
+    this.failed = true;
+    this.settle();
     if (this.opts.onError !== undefined) this.opts.onError(err);
     else
       setImmediate(() => {
@@ -338,7 +400,8 @@ export class Journal {
   }
 
   private rotateIfNeeded(): void {
-    if (this.opts.rotate !== "day") return;
+    // Not while an fdatasync holds the fd: the batch goes to the old day's file, the next one rotates.
+    if (this.opts.rotate !== "day" || this.syncing) return;
     const d = stamp(this.now()).slice(0, 8);
     if (d === this.day) return;
     // Once a day: a synchronous close/open is acceptable here.
