@@ -1,8 +1,9 @@
 /**
  * TypeScript client for the hftgate binary protocol (src/protocol/PROTOCOL.md), on `ws`.
  * `placeOrder()` returns the client order number at once; answers arrive as typed events. Tracks the
- * session's seq (gap/duplicate detection), resumes from the last seen seq on reconnect, sends
- * heartbeats and keeps a latency trace per order.
+ * session's seq (gap/duplicate detection), resumes from the last seen seq on reconnect (also after a
+ * gateway restart: named sessions continue from the gateway's journal), sends heartbeats and keeps a
+ * latency trace per order.
  */
 import { EventEmitter } from "node:events";
 import WebSocket from "ws";
@@ -41,6 +42,11 @@ export interface ClientOptions {
   reconnectDelayMs?: number;
   /** Max orders kept in the latency trace map. */
   traceCapacity?: number;
+  /**
+   * Seq of the last message an earlier run of this strategy received on this session (kept by the
+   * strategy): the first logon resumes from it + 1. Default 0 (no resume on the first logon).
+   */
+  lastSeq?: number;
 }
 
 export interface OrderParams {
@@ -85,8 +91,9 @@ export interface ClientEvents {
   message: [msg: G2CMessage];
   close: [code: number, reason: string];
   /**
-   * A reconnect could not resume (the gateway no longer holds the missed messages, or restarted): the
-   * client logged on without replay; `query()` the live orders to rebuild state.
+   * A reconnect could not resume: the gateway no longer holds the missed messages (older than its
+   * retention, also across a gateway restart). The client logged on without replay; `query()` the
+   * live orders to rebuild state.
    */
   resumeLost: [lastSeq: number];
 }
@@ -154,9 +161,11 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
       autoReconnect: false,
       reconnectDelayMs: 200,
       traceCapacity: 100_000,
+      lastSeq: 0,
       ...opts,
       url,
     };
+    this.lastSeq = this.opts.lastSeq;
   }
 
   get connected(): boolean {

@@ -24,6 +24,8 @@ export interface Config {
     maxBufferedBytes: number;
     badTokenDelayMs: number;
     resumeRing: number;
+    sessionRetentionMs: number;
+    maxRetainedSessions: number;
   };
   signing: {
     signer: "native" | "pure-js";

@@ -146,7 +146,19 @@ export const KNOBS: readonly Knob[] = [
     path: "gateway.resumeRing",
     type: int(0, 1_000_000),
     def: 4096,
-    doc: "messages kept per session for resume after reconnect",
+    doc: "messages kept per session for resume after reconnect (and, with the journal, after a restart)",
+  },
+  {
+    path: "gateway.sessionRetentionMs",
+    type: int(1000, 30 * MS_DAY),
+    def: MS_DAY,
+    doc: "a disconnected named session stays resumable this long (across restarts too), then is released [assumed: one day]",
+  },
+  {
+    path: "gateway.maxRetainedSessions",
+    type: int(0, 100_000),
+    def: 256,
+    doc: "disconnected named sessions kept for resume; beyond this the longest idle one is released [assumed]",
   },
   // signing
   {

@@ -269,6 +269,10 @@ export class Engine implements GatewayEngine, OrderListener {
     return this.store.liveOrders(owner).map((o) => updateBody(o, this.book.byId(o.instrumentId)));
   }
 
+  onRelease(session: SessionInfo): void {
+    this.owners.release(session);
+  }
+
   onDisconnect(session: SessionInfo, reason: DisconnectReason, cancelOrders: boolean): void {
     if (!cancelOrders) return;
     const owner = this.owners.ownerOfSession(session);

@@ -13,6 +13,8 @@ import { generateKeyHex } from "../commands/keygen.js";
 import type { Config } from "../config/load.js";
 import type { Surface } from "../domain/types.js";
 import { Gateway } from "../gateway/gateway.js";
+import { type RestoreResult, restoreSessions } from "../gateway/restore.js";
+import { listJournals } from "../journal/reader.js";
 import { Journal } from "../journal/writer.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../limits/index.js";
 import { lotsOf, type Order, TERMINAL } from "../orders/index.js";
@@ -24,7 +26,7 @@ import { Engine } from "./engine.js";
 import { healthReply, metricsReply } from "./health.js";
 import { type InstrumentBook, loadInstruments } from "./instruments.js";
 import { EngineMetrics } from "./metrics.js";
-import { type ReplaySummary, replayInto } from "./recovery.js";
+import { chronological, type ReplaySummary, replayInto } from "./recovery.js";
 import { ReferencePrices } from "./referencePrices.js";
 import { StreamsFeed } from "./streamsFeed.js";
 import { type VenueFeed, VenueSync } from "./sync.js";
@@ -393,6 +395,22 @@ async function boot(
     sync.ready &&
     feeds.every((f) => f.ready) &&
     Date.now() - sync.lastVenueOkMs < Math.max(10_000, 5 * config.streams.pollIntervalMs);
+  // Restart = resume: named sessions of earlier runs continue (seq, resume ring) from the journal.
+  let restored: RestoreResult | undefined;
+  if (journal && config.engine.replayJournal) {
+    const j = journal;
+    restored = restoreSessions(chronological(listJournals(config.journal.dir).filter((f) => f !== j.path)), {
+      ring: config.gateway.resumeRing,
+      retentionMs: config.gateway.sessionRetentionMs,
+      maxSessions: config.gateway.maxRetainedSessions,
+      nowMs: Date.now(),
+    });
+    if (restored.sessions.length > 0 || restored.expired > 0)
+      log.info(
+        { sessions: restored.sessions.length, expired: restored.expired },
+        "sessions restored from the journal (resumable)",
+      );
+  }
   const gateway = new Gateway(engine, {
     token,
     adminToken,
@@ -402,6 +420,10 @@ async function boot(
     badTokenDelayMs: config.gateway.badTokenDelayMs,
     resumeRing: config.gateway.resumeRing,
     maxBufferedBytes: config.gateway.maxBufferedBytes,
+    sessionRetentionMs: config.gateway.sessionRetentionMs,
+    maxRetainedSessions: config.gateway.maxRetainedSessions,
+    journal,
+    restored,
     logger: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
     http: {
       health: () =>
@@ -412,7 +434,10 @@ async function boot(
           lastVenueOkMsAgo: sync.lastVenueOkMs === 0 ? -1 : Date.now() - sync.lastVenueOkMs,
           tradingState: risk.state,
           liveOrders: engine.store.liveSet().size,
-          sessions: gatewayRef?.sessions().length ?? 0,
+          // sessions held (connected + kept for resume), of which connected / retained
+          sessions: gatewayRef?.counts().sessions ?? 0,
+          sessionsConnected: gatewayRef?.counts().connected ?? 0,
+          sessionsRetained: gatewayRef?.counts().retained ?? 0,
         }),
       metrics: () => metricsReply(metrics.render()),
     },

@@ -1,7 +1,8 @@
 /**
  * Session ownership and the outbox. An order belongs to an owner key (the store's `sessionId`) derived
  * from the session's name, so it outlives reconnects and restarts; messages for an owner without a
- * session are kept and delivered at its next logon. Also re-arms cancel-on-disconnect after a restart.
+ * session are kept and delivered at its next logon (or, when the gateway restored the owner's session
+ * from the journal, sequenced into it at once). Also re-arms cancel-on-disconnect after a restart.
  */
 import type { Logger } from "pino";
 import type { EngineMessage, SessionInfo, SessionSink } from "../gateway/engineApi.js";
@@ -44,10 +45,38 @@ export class Owners {
 
   constructor(private readonly d: OwnersDeps) {}
 
-  /** The gateway's sessions (set once the gateway exists; it is built around the engine). */
+  /**
+   * The gateway's sessions (set once the gateway exists; it is built around the engine). What was
+   * kept for an owner whose session the gateway restored from the journal (fills found by the start-up
+   * reconciliation) goes into that session now: sequenced after its old messages, journaled, delivered
+   * at its logon.
+   */
   attach(sink: SessionSink): void {
     this.sink = sink;
+    for (const [owner, box] of this.outbox) {
+      const sid = sink.sessionIdOf?.(this.ownerName(owner)) ?? 0;
+      if (sid === 0) continue;
+      this.outbox.delete(owner);
+      for (const m of box) sink.send(sid, m.name, m.body);
+    }
   }
+
+  /**
+   * The gateway let a session go (anonymous and disconnected, or named past its retention): unbound,
+   * so later messages for its orders reach the next session of that name (outbox until it logs on);
+   * an anonymous owner can never log on again, so its messages are dropped.
+   */
+  release(s: SessionInfo): void {
+    const owner = this.sessionToOwner.get(s.sessionId);
+    this.sessionToOwner.delete(s.sessionId);
+    if (owner === undefined) return;
+    if (this.ownerToSession.get(owner) === s.sessionId) this.ownerToSession.delete(owner);
+    if (s.anonymous) {
+      this.unreachable.add(owner);
+      this.outbox.delete(owner);
+    }
+  }
+  private readonly unreachable = new Set<number>();
 
   /** Stops delivering (shutdown) and drops the restart cancel-on-disconnect timers. */
   detach(): void {
@@ -114,11 +143,12 @@ export class Owners {
    * before it logs on again) the message is kept and delivered at its logon (bounded per owner).
    */
   toOwner<N extends EngineMessage>(o: Order, name: N, body: Body<N>, recvNs = 0): void {
-    const sid = this.sid(o);
+    const sid = this.sid(o) || this.heldSession(o.sessionId);
     if (sid !== 0) {
       this.sink.send(sid, name, body, recvNs);
       return;
     }
+    if (this.unreachable.has(o.sessionId)) return;
     let box = this.outbox.get(o.sessionId);
     if (box === undefined) {
       box = [];
@@ -126,6 +156,11 @@ export class Owners {
     }
     if (box.length >= OUTBOX_MAX) box.shift();
     box.push({ name, body: { ...body } as unknown as Body<EngineMessage> });
+  }
+
+  /** A session the gateway holds for the owner's name without a logon yet (restored after a restart). */
+  private heldSession(owner: number): number {
+    return this.sink.sessionIdOf?.(this.ownerName(owner)) ?? 0;
   }
 
   /** Gateway session id of an order's owner, 0 when that owner has not logged on (since a restart). */

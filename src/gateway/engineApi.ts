@@ -29,6 +29,8 @@ export interface SessionInfo {
   readonly admin: boolean;
   /** The session's heartbeat interval (ms) as agreed at its latest logon. */
   readonly heartbeatMs?: number;
+  /** Logged on without a name: never resumable, released when its connection ends. */
+  readonly anonymous?: boolean;
 }
 
 /** Why a session's connection ended (passed to `onDisconnect`). */

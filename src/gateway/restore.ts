@@ -4,6 +4,7 @@
  * A restarted gateway continues each one: same session id, seq numbers after the last one journaled,
  * the last `ring` frames ready for a resume, the privilege level it was created with.
  */
+import { replayJournals } from "../journal/reader.js";
 import type { JournalRecord } from "../journal/records.js";
 
 export interface RestoredSession {
@@ -132,4 +133,11 @@ export class SessionRestorer {
       .slice(0, o.maxSessions);
     return { sessions: kept, maxSessionId: this.maxSid, expired: all.length - kept.length };
   }
+}
+
+/** Reads the given journal files (oldest first) and returns the sessions to continue. */
+export function restoreSessions(files: readonly string[], opts: RestoreOptions): RestoreResult {
+  const r = new SessionRestorer(opts);
+  replayJournals(files, (rec) => r.add(rec));
+  return r.result();
 }
