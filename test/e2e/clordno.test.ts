@@ -63,7 +63,7 @@ describe("client order numbers after a gateway restart", () => {
       // A fresh client object (e.g. a restarted strategy) learns where to continue.
       const c2 = new GatewayClient({ url: h2.url, token: h2.token, sessionName: "numbered" });
       const ack = await c2.connect();
-      expect(ack.resumed).toBe(0); // a new gateway process: a new session, same numbering
+      expect(ack.resumed).toBe(1); // restart = resume: the session continues from the journal, same numbering
       expect(ack.lastClOrdNo).toBe(7);
       expect(c2.lastClOrdNo).toBe(7);
       const liveBefore = h2.engine.store.liveOrders().length;
