@@ -8,13 +8,13 @@ import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { GatewayClient } from "../../src/client/index.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
 import { startEngine } from "../../src/engine/index.js";
 import { Journal } from "../../src/journal/writer.js";
 import { Status } from "../../src/orders/index.js";
 import { OrderStatus, Side } from "../../src/protocol/schema.js";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
 import { next, silent, testConfig, until } from "./harness.js";
 
 let sim: SimHandle;
@@ -173,8 +173,10 @@ describe("a rejection verdict overturned by the venue (issue 17, cause 1)", () =
       const inst = h.instruments.all().find((i) => i.symbol === "ETHUSDT")!.id;
       const rejected = next(c, "reject", () => true, 8_000);
       const live = next(c, "update", (u) => u.status === OrderStatus.New, 12_000);
-      const no = c.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 290_000, qtyLots: 1 });
-      expect((await rejected).clOrdNo).toBe(no);
+      const no = c.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 299_000, qtyLots: 1 });
+      const rj = await rejected;
+      expect(rj.clOrdNo).toBe(no);
+      expect(rj.text).toMatch(/not found/); // the resolver's verdict, not a local refusal
       const u = await live;
       expect(u.clOrdNo).toBe(no);
       const rows = (await h.rest.client.realtime({ category: "linear", symbol: "ETHUSDT" })).list.filter(

@@ -8,6 +8,7 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
@@ -17,7 +18,6 @@ import { Status } from "../../src/orders/index.js";
 import { makeGrid } from "../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
 import type { V5Execution, V5List } from "../../src/rest/wire.js";
-import { type SimHandle, startSimulator } from "../../src/sim/index.js";
 import { recorder, silent, testConfig } from "./harness.js";
 
 let sim: SimHandle;
