@@ -41,6 +41,8 @@ export function createAdmin(ctl: SimControl): http.Server {
       case "DELETE /faults":
         ctl.faults.clear();
         return [200, { cleared: true }];
+      case "POST /faults/late-creates/release":
+        return [200, { landed: ctl.faults.releaseLateCreates() }];
       case "PUT /faults/streams":
         ctl.faults.setStreams(body as Partial<StreamFaults>);
         return [200, { streams: ctl.faults.streams() }];

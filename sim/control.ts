@@ -20,6 +20,8 @@ export interface FaultControl {
   disconnectStreams(mode?: "transport" | "server"): number;
   /** NATS streams: stop publishing while connections stay up (no-op without NATS). */
   pauseNats(paused: boolean): void;
+  /** Lands every create the `lateCreate` fault still holds, now; returns how many. */
+  releaseLateCreates(): number;
 }
 
 export interface SimCounters {
@@ -33,6 +35,8 @@ export interface SimCounters {
   readonly streams: StreamCounters;
   /** HFT NATS streams (undefined without `nats`). */
   readonly nats: SimNatsCounters | undefined;
+  /** `lateCreate` fault: creates held so far, landed so far, held now. */
+  lateCreates(): { held: number; landed: number; waiting: number };
 }
 
 export interface SimControl {

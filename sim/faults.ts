@@ -2,6 +2,7 @@
  * Fault injection: rules matched per request (by endpoint key `METHOD /path` or `*`), stream faults
  * and clock skew. Decisions draw from their own seeded generator so a chaos run replays exactly.
  */
+import { CREATE_CLIENT_ID } from "./lateCreates.js";
 import { Rng } from "./rng.js";
 
 export type FaultKind =
@@ -14,7 +15,13 @@ export type FaultKind =
   /** Handle the request, then answer `status` (default 503). */
   | "error5xx"
   /** Answer 429 without handling the request. */
-  | "rate429";
+  | "rate429"
+  /**
+   * Creates only: hold the create (nothing at the venue yet); it lands right after `queries` (default
+   * 1) queries by its client id have answered "not found", or after `ms` on the simulator's clock,
+   * or when released; its answer is sent then, if the client still listens (see lateCreates.ts).
+   */
+  | "lateCreate";
 
 export interface FaultRule {
   kind: FaultKind;
@@ -33,6 +40,8 @@ export interface FaultRule {
    * deadline). Default "drop": a request whose client went away is not handled.
    */
   abandoned?: "drop" | "handle";
+  /** `lateCreate`: not-found queries by client id before the create lands (default 1). */
+  queries?: number;
 }
 
 export interface StreamFaults {
@@ -45,13 +54,17 @@ export interface StreamFaults {
 export interface FaultDecision {
   delayMs: number;
   /** What happens after handling: answer normally, hang, reset, or replace with 5xx; or 429 first. */
-  outcome: "normal" | "timeout" | "reset" | "error5xx" | "rate429";
+  outcome: "normal" | "timeout" | "reset" | "error5xx" | "rate429" | "lateCreate";
   status: number;
   /** Handle the request after the delay even if its client went away. */
   handleAbandoned?: boolean;
+  /** `lateCreate`: the landing deadline (undefined = none) and the queries it waits for. */
+  holdMs?: number | undefined;
+  queries?: number;
 }
 
 const NORMAL: FaultDecision = { delayMs: 0, outcome: "normal", status: 0 };
+const CREATES = new Set(Object.keys(CREATE_CLIENT_ID));
 
 export class Faults {
   rules: FaultRule[];
@@ -84,9 +97,11 @@ export class Faults {
     let outcome: FaultDecision["outcome"] = "normal";
     let status = 0;
     let handleAbandoned = false;
+    let late: FaultRule | undefined;
     for (let i = 0; i < this.rules.length; i++) {
       const r = this.rules[i]!;
       if (r.endpoint !== undefined && r.endpoint !== "*" && r.endpoint !== endpoint) continue;
+      if (r.kind === "lateCreate" && !CREATES.has(endpoint)) continue;
       if (r.probability !== undefined && this.rng.next() >= r.probability) continue;
       if (r.count !== undefined) {
         r.count--;
@@ -101,9 +116,13 @@ export class Faults {
       } else if (outcome === "normal") {
         outcome = r.kind;
         status = r.kind === "error5xx" ? (r.status ?? 503) : r.kind === "rate429" ? 429 : 0;
+        if (r.kind === "lateCreate") late = r;
       }
     }
-    return delayMs === 0 && outcome === "normal" ? NORMAL : { delayMs, outcome, status, handleAbandoned };
+    if (delayMs === 0 && outcome === "normal") return NORMAL;
+    return late === undefined
+      ? { delayMs, outcome, status, handleAbandoned }
+      : { delayMs, outcome, status, handleAbandoned, holdMs: late.ms, queries: late.queries ?? 1 };
   }
 
   /** Stream message fate: how many copies to send now (0 = dropped), or hold for reordering. */
@@ -117,7 +136,7 @@ export class Faults {
   }
 }
 
-const KINDS = new Set(["latency", "timeout", "reset", "error5xx", "rate429"]);
+const KINDS = new Set(["latency", "timeout", "reset", "error5xx", "rate429", "lateCreate"]);
 
 /** Throws a readable error for a malformed rule (admin API input). */
 export function validateRule(rule: FaultRule): void {
@@ -131,4 +150,11 @@ export function validateRule(rule: FaultRule): void {
   }
   if (rule.endpoint !== undefined && typeof rule.endpoint !== "string")
     throw new Error("fault rule endpoint must be a string");
+  if (rule.kind === "lateCreate") {
+    if (rule.endpoint !== undefined && rule.endpoint !== "*" && !CREATES.has(rule.endpoint))
+      throw new Error(`lateCreate applies to creates only: ${[...CREATES].join(" or ")}`);
+    if (rule.queries !== undefined && !(Number.isInteger(rule.queries) && rule.queries > 0))
+      throw new Error("fault rule queries must be a positive integer");
+    if (rule.ms !== undefined && !(rule.ms >= 0)) throw new Error("fault rule ms must be >= 0");
+  }
 }

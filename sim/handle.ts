@@ -85,6 +85,7 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
       faults.clockSkewMs = ms;
     },
     disconnectStreams: (mode) => streams.disconnectAll(mode),
+    releaseLateCreates: () => front.late.releaseAll(),
     pauseNats: (p) => {
       if (nats !== undefined) nats.paused = p;
     },
@@ -107,6 +108,11 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
           : exchange.created.dedupedSpot + exchange.created.dedupedHft,
     streams: streams.counters,
     nats: nats?.counters,
+    lateCreates: () => ({
+      held: front.late.heldTotal,
+      landed: front.late.landedTotal,
+      waiting: front.late.size,
+    }),
   };
 
   const control: SimControl = {
@@ -130,6 +136,7 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
       statuses: Object.fromEntries(front.counters.statuses),
       ordersCreated: { ...exchange.created },
       streams: { ...streams.counters },
+      lateCreates: counters.lateCreates(),
       faults: faults.rules,
       streamFaults: faults.streams,
       clockSkewMs: faults.clockSkewMs,
@@ -162,6 +169,7 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
       if (stopped) return;
       stopped = true;
       clock.stop();
+      front.late.discard();
       for (const r of front.hanging) r.destroy();
       front.server.closeAllConnections();
       await streams.close();

@@ -8,9 +8,10 @@ import https from "node:https";
 import type { Verifier } from "./auth.js";
 import type { SimOptions } from "./config.js";
 import type { Exchange } from "./exchange.js";
-import type { Faults } from "./faults.js";
+import type { FaultDecision, Faults } from "./faults.js";
 import type { FixedWindowLimiter } from "./fixedWindowLimiter.js";
 import { hftRoutes } from "./hft.js";
+import { CREATE_CLIENT_ID, LateCreates, QUERY_CLIENT_ID } from "./lateCreates.js";
 import { message, type Reply, type Req, type RouteDef, v5Err } from "./reply.js";
 import { SPOT_ROUTES } from "./spot.js";
 
@@ -32,6 +33,8 @@ export interface Front {
   counters: Counters;
   /** Responses held back by the timeout fault; released (destroyed) at stop. */
   hanging: Set<ServerResponse>;
+  /** Creates held by the lateCreate fault. */
+  late: LateCreates;
 }
 
 export interface FrontDeps {
@@ -49,6 +52,7 @@ export function createFront(d: FrontDeps): Front {
     routes.set(`${r.method} ${r.path}`, r);
   const counters: Counters = { requests: new Map(), total: 0, statuses: new Map() };
   const hanging = new Set<ServerResponse>();
+  const late = new LateCreates(d.exchange.clock);
 
   const send = (res: ServerResponse, reply: Reply): void => {
     if (res.destroyed) return; // handled for a client that went away (fault `abandoned: "handle"`)
@@ -87,23 +91,8 @@ export function createFront(d: FrontDeps): Front {
       return;
     }
     if (decision.delayMs > 0) {
-      setTimeout(
-        () =>
-          run(
-            req,
-            res,
-            rawTarget,
-            path,
-            route,
-            hft,
-            body,
-            decision.outcome,
-            decision.status,
-            decision.handleAbandoned,
-          ),
-        decision.delayMs,
-      );
-    } else run(req, res, rawTarget, path, route, hft, body, decision.outcome, decision.status);
+      setTimeout(() => run(req, res, rawTarget, path, route, hft, body, decision), decision.delayMs);
+    } else run(req, res, rawTarget, path, route, hft, body, decision);
   };
 
   const run = (
@@ -114,11 +103,10 @@ export function createFront(d: FrontDeps): Front {
     route: RouteDef,
     hft: boolean,
     body: string,
-    outcome: string,
-    status: number,
-    handleAbandoned = false,
+    decision: FaultDecision,
   ): void => {
-    if (res.destroyed && !handleAbandoned) return;
+    if (res.destroyed && decision.handleAbandoned !== true) return;
+    const { outcome, status } = decision;
     let account = null;
     const hasKey = req.headers["x-auth-apikey"] !== undefined;
     if (route.auth === "required" || (route.auth === "optional" && hasKey)) {
@@ -183,16 +171,44 @@ export function createFront(d: FrontDeps): Front {
       exchange: d.exchange,
       serverNow: now,
     };
+    const endpoint = `${ctx.method} ${path}`;
+    if (outcome === "lateCreate") {
+      const cid = parsed[CREATE_CLIENT_ID[endpoint]!];
+      const land = (): void => {
+        const reply = route.handler({ ...ctx, serverNow: d.serverNow() });
+        hanging.delete(res);
+        if (!res.destroyed && !res.writableEnded) send(res, reply);
+      };
+      hanging.add(res);
+      res.on("close", () => hanging.delete(res));
+      const owner = account?.apiKey ?? "-";
+      const surface = hft ? "hft" : "spot";
+      late.hold(
+        owner,
+        surface,
+        typeof cid === "string" ? cid : "",
+        res,
+        land,
+        decision.queries ?? 1,
+        decision.holdMs,
+      );
+      return;
+    }
     const reply = route.handler(ctx);
     switch (outcome) {
-      case "normal":
+      case "normal": {
         if (reply.ready === undefined) send(res, reply);
         else
           reply.ready.then(
             () => send(res, reply),
             () => send(res, message(503, "socket credential could not be installed")),
           );
+        // A query by client id: the lateCreate creates waiting for it land now, after its answer.
+        const field = late.size > 0 ? QUERY_CLIENT_ID[endpoint] : undefined;
+        if (field !== undefined && account !== null)
+          late.queried(account.apiKey, hft ? "hft" : "spot", query.get(field) ?? "");
         return;
+      }
       case "timeout":
         hanging.add(res);
         res.on("close", () => hanging.delete(res));
@@ -243,5 +259,5 @@ export function createFront(d: FrontDeps): Front {
       : http.createServer(onRequest);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  return { server: server as http.Server, counters, hanging };
+  return { server: server as http.Server, counters, hanging, late };
 }

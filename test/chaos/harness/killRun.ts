@@ -10,9 +10,9 @@
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import type { FaultRule } from "../../../sim/index.js";
 import type { KeyPair } from "../../../src/auth/keys.js";
 import { readJournal } from "../../../src/journal/index.js";
-import type { FaultRule } from "../../../src/sim/index.js";
 import {
   type CrashFindings,
   compareCrashTruth,

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "undici";
-import type { FaultRule } from "../../../src/sim/index.js";
+import type { FaultRule } from "../../../sim/index.js";
 import { ensureBuilt, ROOT, trackGroup } from "./child.js";
 
 export interface SimProcessOptions {
