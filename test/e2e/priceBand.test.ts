@@ -114,6 +114,50 @@ describe("price band with reference prices from market data", () => {
     // Polled, not per order: a handful of tickers requests, none per order.
     expect(t.h.referencePrices.stats.hftPolls).toBeGreaterThan(0);
   });
+
+  it("HFT: a market order is valued at the reference price, so the value cap applies to it", async () => {
+    const btc = t.inst("linear", "BTCUSDT");
+    const c = await t.client("cap-hft");
+    const before = t.h.sim!.counters.requests(HFT_CREATE);
+    // 0.2 BTC at ~64,000 USDT ≈ 12,800 USDT, above the 10,000 USDT default cap.
+    const lots = Math.round(0.2 / Number(t.h.instruments.byId(btc)!.inst.qtyStep));
+    const rej = next(c, "reject");
+    c.placeOrder({ instrumentId: btc, side: Side.Buy, ordType: OrdType.Market, tif: Tif.IOC, qtyLots: lots });
+    expect(await rej).toMatchObject({ code: CODES.RiskLimit.code, text: RISK_REJECTS.NOTIONAL_ABOVE_MAX });
+    expect(t.h.sim!.counters.requests(HFT_CREATE)).toBe(before);
+  });
+});
+
+describe("Spot reference from the order-book stream (no trade yet)", () => {
+  let t: Harness;
+  beforeAll(async () => {
+    // The simulator's synthetic quotes (not stepped): the book snapshot sent on subscribe has both sides.
+    t = await startHarness({ "sim.syntheticMarket": true });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("the reference is the mid of the venue's best bid and ask", async () => {
+    const btc = t.inst("coinswitchx", "BTC/INR");
+    const d = await t.h.rest.client.call<{ bids: [string, string][]; asks: [string, string][] }>(
+      "spot.depth",
+      [
+        ["exchange", "coinswitchx"],
+        ["symbol", "BTC/INR"],
+      ],
+    );
+    const mid = (Number(d.bids[0]![0]) + Number(d.asks[0]![0])) / 2;
+    await until(() => t.h.risk.referencePrice(btc) > 0, 3000, "Spot reference");
+    expect(t.h.risk.referencePrice(btc)).toBeCloseTo(
+      mid / Number(t.h.instruments.byId(btc)!.inst.tickSize),
+      6,
+    );
+    const c = await t.client("book-ref");
+    const rej = next(c, "reject");
+    c.placeOrder({ instrumentId: btc, side: Side.Sell, priceTicks: ticks(t, btc, mid * 1.5), qtyLots: 10 });
+    expect((await rej).text).toBe(RISK_REJECTS.PRICE_BAND);
+  });
 });
 
 /** No market data at all: every instrument is without a reference price. */
