@@ -14,7 +14,14 @@ export interface Config {
     hftCategory: "linear" | "option";
   };
   keys: { apiKey: string | null; secretKey: string | null };
-  sim: { port: number; seed: number; adminPort: number; syntheticMarket: boolean; tickMs: number };
+  sim: {
+    port: number;
+    seed: number;
+    adminPort: number;
+    nats: "auto" | "off";
+    syntheticMarket: boolean;
+    tickMs: number;
+  };
   gateway: {
     host: string;
     port: number;
@@ -43,6 +50,15 @@ export interface Config {
     staleMs: number;
     pollIntervalMs: number;
     holdNewOrdersDuringReconcile: boolean;
+    hftNats: {
+      enabled: boolean;
+      url: string;
+      auth: "userPass" | "token" | "tokenJoined" | "connectFields";
+      subAccountId: string;
+      credentialTtlS: number;
+      execWaitMs: number;
+    };
+    hftAuditIntervalMs: number;
     auditIntervalMs: number;
   };
   orders: {

@@ -97,6 +97,12 @@ export const KNOBS: readonly Knob[] = [
     doc: "simulator fault-injection admin port on loopback (-1 = off)",
   },
   {
+    path: "sim.nats",
+    type: oneOf("auto", "off"),
+    def: "auto",
+    doc: "auto: when a nats-server binary is installed, start one on loopback and publish the HFT private streams through it; off (or none installed): HFT is covered by polling",
+  },
+  {
     path: "sim.syntheticMarket",
     type: bool,
     def: true,
@@ -349,6 +355,48 @@ export const KNOBS: readonly Knob[] = [
     type: bool,
     def: true,
     doc: "query an HFT order right after its ack (IOC/FOK/market always, limits while query credit allows) so fills arrive before the next poll",
+  },
+  {
+    path: "streams.hftNats.enabled",
+    type: bool,
+    def: true,
+    doc: "consume the HFT private order and trade streams over NATS (for venue sim: only when a nats-server runs for it, see sim.nats)",
+  },
+  {
+    path: "streams.hftNats.url",
+    type: str(),
+    def: "",
+    doc: "NATS WebSocket URL of the HFT streams; empty = wss://pc-nats-prod.coinswitch.co when venue.hftBaseUrl is the documented https://dma.coinswitch.co, else none (ignored for sim)",
+  },
+  {
+    path: "streams.hftNats.auth",
+    type: oneOf("userPass", "token", "tokenJoined", "connectFields"),
+    def: "userPass",
+    doc: "[assumed] how the socket credential goes into the NATS CONNECT: user=api_key pass=signature; auth_token=signature; auth_token=api_key:expires:signature; or extra fields api_key/expires/signature",
+  },
+  {
+    path: "streams.hftNats.subAccountId",
+    type: str(),
+    def: "",
+    doc: "HFT sub-account id of the private subjects; empty = learn it (wildcard subscription until the first own payload names sub_account_id)",
+  },
+  {
+    path: "streams.hftNats.credentialTtlS",
+    type: int(30, 86_400),
+    def: 3_600,
+    doc: "lifetime asked of /dma/api/v1/socket/signature (expires_in_seconds); refreshed when a third is left",
+  },
+  {
+    path: "streams.hftNats.execWaitMs",
+    type: int(0, 5_000),
+    def: 50,
+    doc: "hold an order push that is ahead of its executions this long for them, so the fill carries maker/taker (0 = apply at once)",
+  },
+  {
+    path: "streams.hftAuditIntervalMs",
+    type: int(0, 3_600_000),
+    def: 30_000,
+    doc: "while the HFT stream is trusted, poll HFT realtime and executions this often instead of every pollIntervalMs (0 = never)",
   },
   {
     path: "streams.auditIntervalMs",

@@ -17,10 +17,12 @@ import { type RestoreResult, restoreSessions } from "../gateway/restore.js";
 import { listJournals } from "../journal/reader.js";
 import { Journal } from "../journal/writer.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../limits/index.js";
+import { startSimNats } from "../natsd/forSim.js";
 import { lotsOf, type Order, TERMINAL } from "../orders/index.js";
 import { createRestStack, type RestStack } from "../rest/stack.js";
 import type { RiskConfig } from "../risk/config.js";
 import { RiskGate } from "../risk/riskGate.js";
+import { HFT_NATS_URL, type HftPrivateStream, type OrderSync } from "../streams/index.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
 import { Engine } from "./engine.js";
 import { healthReply, metricsReply } from "./health.js";
@@ -60,6 +62,8 @@ export interface FeedContext {
   keys: KeyPair;
   config: Config;
   streamBaseUrl: string;
+  /** NATS WebSocket URL of the HFT private streams; undefined = none (HFT is polled). */
+  hftNatsUrl: string | undefined;
   metrics: EngineMetrics;
   log: Logger;
 }
@@ -141,7 +145,16 @@ async function boot(
   let spotBase = config.venue.spotBaseUrl;
   let hftBase = config.venue.hftBaseUrl;
   let streamBase = config.venue.streamUrl;
+  let stopNats: (() => Promise<void>) | undefined;
+  let hftNatsUrl = config.streams.hftNats.enabled ? natsUrlFor(config) : undefined;
   if (config.venue.kind === "sim") {
+    // A caller (test) may bring its own server through the simulator options.
+    const given = opts.sim?.nats?.url;
+    const nats =
+      config.streams.hftNats.enabled && given === undefined ? await startSimNats(config.sim.nats) : undefined;
+    if (nats !== undefined) cleanups.push(() => nats.server.stop());
+    hftNatsUrl = config.streams.hftNats.enabled ? (given ?? nats?.server.wsUrl) : undefined;
+    stopNats = nats !== undefined ? () => nats.server.stop() : undefined;
     const kp = config.keys.secretKey ? undefined : generateKeyHex();
     if (kp) registerSecret(kp.secretKey);
     keys = kp ? loadKeyPair(kp.secretKey) : loadKeys(config);
@@ -151,6 +164,7 @@ async function boot(
       seed: config.sim.seed,
       apiKeys: [keys.apiKey],
       ...(config.sim.adminPort >= 0 ? { adminPort: config.sim.adminPort } : {}),
+      ...(nats !== undefined ? { nats: nats.sim } : {}),
       ...opts.sim,
       market: { synthetic: config.sim.syntheticMarket, tickMs: config.sim.tickMs, ...opts.sim?.market },
     });
@@ -158,6 +172,13 @@ async function boot(
     cleanups.push(() => s.stop());
     spotBase = hftBase = streamBase = sim.baseUrl;
     log.info({ url: sim.baseUrl, apiKey: keys.apiKey }, "embedded simulator started");
+    if (hftNatsUrl !== undefined)
+      log.info({ url: hftNatsUrl }, "HFT private streams: simulator publishing through a nats-server");
+    else if (config.venue.surfaces.includes("hft"))
+      log.info(
+        { simNats: config.sim.nats, hftNats: config.streams.hftNats.enabled },
+        "HFT private streams off (no nats-server installed, or sim.nats=off): HFT orders are covered by polling",
+      );
   } else {
     keys = loadKeys(config);
   }
@@ -318,6 +339,7 @@ async function boot(
     keys,
     config,
     streamBaseUrl: streamBase,
+    hftNatsUrl,
     metrics,
     log,
   };
@@ -350,6 +372,8 @@ async function boot(
       { reason: "unknown_instrument" },
     );
     metrics.gauge("hftgate_stream_up", "Spot order stream connected", () => (f.sync.orderStream?.up ? 1 : 0));
+    const h = f.sync.hftStream;
+    if (h !== undefined) registerHftStreamGauges(metrics, f.sync, h);
   }
   if (replay && replay.live > 0) {
     let live = 0;
@@ -438,6 +462,7 @@ async function boot(
           sessions: gatewayRef?.counts().sessions ?? 0,
           sessionsConnected: gatewayRef?.counts().connected ?? 0,
           sessionsRetained: gatewayRef?.counts().retained ?? 0,
+          feeds: liveFeeds(feeds),
         }),
       metrics: () => metricsReply(metrics.render()),
     },
@@ -511,6 +536,7 @@ async function boot(
       await rest.stop();
       step("rest");
       await sim?.stop();
+      await stopNats?.();
       step("simulator");
     })();
     const timer = new Promise<void>((r) => {
@@ -640,4 +666,57 @@ function registerGauges(
     () => journal?.stats.records ?? 0,
   );
   m.gauge("hftgate_clock_offset_ms", "Venue clock offset applied to epochs", () => rest.clock?.offsetMs ?? 0);
+}
+
+/** Which push feeds are live (connected and trusted) for /health. */
+function liveFeeds(feeds: readonly VenueFeed[]): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const f of feeds) {
+    if (!(f instanceof StreamsFeed)) continue;
+    if (f.sync.orderStream !== undefined) out.spotOrders = f.sync.spotTrusted;
+    if (f.sync.hftStream !== undefined) out.hftPrivate = f.sync.hftTrusted;
+  }
+  return out;
+}
+
+function registerHftStreamGauges(metrics: EngineMetrics, sync: OrderSync, h: HftPrivateStream): void {
+  const t = h.transport.stats;
+  metrics.gauge("hftgate_hft_stream_up", "HFT private stream (NATS) connected", () => (h.up ? 1 : 0));
+  metrics.gauge(
+    "hftgate_hft_stream_trusted",
+    "HFT private stream trusted (HFT polling at the audit rate)",
+    () => (sync.hftTrusted ? 1 : 0),
+  );
+  metrics.gauge(
+    "hftgate_hft_stream_messages",
+    "HFT private stream messages received (counter)",
+    () => t.messages,
+  );
+  metrics.gauge("hftgate_hft_stream_reconnects", "HFT private stream reconnects (counter)", () =>
+    Math.max(0, t.connects - 1),
+  );
+  metrics.gauge(
+    "hftgate_hft_stream_lag_ms",
+    "Venue timestamp to receipt of the last HFT private message (ms)",
+    () => h.stats.lastLagMs,
+  );
+  metrics.gauge(
+    "hftgate_hft_stream_auth_failures",
+    "HFT private stream connects refused by the server (counter)",
+    () => t.authFailures,
+  );
+  metrics.gauge(
+    "hftgate_hft_stream_credential_refreshes",
+    "Socket credential fetches (counter)",
+    () => h.credentialStats.fetches,
+  );
+}
+
+/** The HFT NATS URL for a real venue: the configured one, else the documented one for the documented host. */
+function natsUrlFor(config: Config): string | undefined {
+  const u = config.streams.hftNats.url;
+  if (u !== "") return u;
+  return config.venue.hftBaseUrl.replace(/\/+$/, "") === "https://dma.coinswitch.co"
+    ? HFT_NATS_URL
+    : undefined;
 }

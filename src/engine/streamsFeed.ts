@@ -9,7 +9,8 @@ import type { RateLimiter } from "../limits/index.js";
 import { monoNs, Source } from "../orders/index.js";
 import type { V5Execution } from "../rest/wire.js";
 import type { RiskGate } from "../risk/riskGate.js";
-import { OrderSync } from "../streams/index.js";
+import { OrderSync, SocketCredentials } from "../streams/index.js";
+import { registerSecret } from "../telemetry/logger.js";
 import type { FeedContext } from "./lifecycle.js";
 import type { VenueFeed, VenueSync } from "./sync.js";
 
@@ -53,6 +54,8 @@ export class StreamsFeed implements VenueFeed {
       holdUntilReconciled: cfg.streams.holdNewOrdersDuringReconcile,
       // One owner of ambiguous orders: the venue sync's resolver (never a second one here).
       resolver: venueSync,
+      hftAuditMs: cfg.streams.hftAuditIntervalMs,
+      hftStream: this.hftStreamOptions(d),
       listener: {
         onStreamUp: (name, reconnect) => {
           if (reconnect) ctx.metrics.reconnects.inc();
@@ -63,6 +66,13 @@ export class StreamsFeed implements VenueFeed {
           else ctx.log.warn({ stream: name, reason }, "venue stream down");
         },
         onSpotTrusted: (trusted) => (trusted ? risk.streamUp() : risk.streamDown()),
+        onHftTrusted: (trusted) =>
+          ctx.log.info(
+            { stream: "hft.private", trusted },
+            trusted
+              ? "HFT private stream trusted: HFT polling drops to the audit interval"
+              : "HFT private stream not trusted: HFT polling resumed",
+          ),
         onReconcileDone: (rep) => {
           if (!rep.complete || rep.escalated.length > 0 || rep.missing.length > 0) {
             ctx.log.warn(
@@ -100,6 +110,37 @@ export class StreamsFeed implements VenueFeed {
 
   async start(): Promise<void> {
     await this.sync.start();
+  }
+
+  /** The HFT private stream over NATS, when a URL is known and the HFT surface is traded. */
+  private hftStreamOptions(d: StreamsFeedDeps) {
+    const { ctx } = d;
+    const n = ctx.config.streams.hftNats;
+    if (ctx.hftNatsUrl === undefined || !ctx.config.venue.surfaces.includes("hft")) return undefined;
+    return {
+      url: ctx.hftNatsUrl,
+      authMode: n.auth,
+      subAccountId: n.subAccountId,
+      execWaitMs: n.execWaitMs,
+      staleMs: ctx.config.streams.staleMs,
+      credentials: new SocketCredentials({
+        rest: ctx.rest.client,
+        ttlS: n.credentialTtlS,
+        registerSecret,
+        onRefresh: (ok: boolean, err?: unknown) => {
+          // The REST error names the endpoint and status only; the credential is never in it.
+          if (!ok)
+            ctx.log.warn(
+              { err: err instanceof Error ? err.message : String(err) },
+              "socket credential refresh failed",
+            );
+        },
+      }),
+      onError: (e: Error) =>
+        ctx.log.warn({ stream: "hft.private", err: e.message }, "HFT private stream problem"),
+      onSubAccount: (id: string) =>
+        ctx.log.info({ subAccountId: id }, "HFT sub-account id learned from the stream"),
+    };
   }
   private stopping = false;
   async stop(): Promise<void> {

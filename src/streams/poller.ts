@@ -20,8 +20,10 @@ export interface PollerOptions {
   limiter?: RateLimiter;
   /** Default 1,000 ms. */
   pollIntervalMs?: number;
-  /** Poll HFT orders in every round (no HFT push stream yet). Default true. */
+  /** Poll HFT orders in every round (no HFT push stream, or it is not trusted). Default true. */
   hftAlways?: boolean;
+  /** While HFT polling is off (its push stream trusted), still poll HFT this often (ms; 0 = never). Default 30,000. */
+  hftAuditMs?: number;
   /** HFT category when an order's instrument is unknown. Default "linear". */
   defaultCategory?: string;
   /** Spot `GET /trade/api/v2/order` per round at most, for live orders missing from the open list. Default 10. */
@@ -62,7 +64,11 @@ export class RealtimePoller {
   };
   /** Poll Spot orders in each round (set while the Spot order stream is down or untrusted). */
   spotActive = false;
+  /** Poll HFT orders in each round; false while the HFT push stream is trusted (then: audit only). */
   hftActive: boolean;
+  /** Rounds that polled HFT (fast or audit). */
+  hftRounds = 0;
+  private lastHftMs = 0;
   private readonly o: PollerOptions;
   private readonly intervalMs: number;
   private timer: NodeJS.Timeout | undefined;
@@ -109,8 +115,15 @@ export class RealtimePoller {
   private async round(): Promise<void> {
     this.stats.rounds++;
     const live = [...this.o.feed.store.liveSet()];
+    const now = Date.now();
+    const audit = this.o.hftAuditMs ?? 30_000;
+    const hftDue = this.hftActive || (audit > 0 && now - this.lastHftMs >= audit);
     try {
-      if (this.hftActive && live.some((x) => x.surface === "hft")) await this.pollHft(live);
+      if (hftDue && live.some((x) => x.surface === "hft")) {
+        this.lastHftMs = now;
+        this.hftRounds++;
+        await this.pollHft(live);
+      }
       if (this.spotActive && live.some((x) => x.surface === "spot")) await this.pollSpot(live);
     } catch (e) {
       if (!(e instanceof StopRound)) {

@@ -1,9 +1,12 @@
 /**
  * OrderSync: the streams, the poller and the reconciler wired together for the engine.
  *
- * - Spot order and balance streams run all the time; the HFT poller runs all the time.
- * - Spot order stream down (close, error or staleness) → the poller covers Spot orders.
- * - Spot order stream up again → reconcile; the poller keeps covering Spot until it finishes.
+ * - Spot order and balance streams run all the time; so does the HFT private stream (NATS) when
+ *   configured.
+ * - A private order stream down (close, error or staleness) → the poller covers that surface at once.
+ * - Up again → reconcile; the poller keeps covering the surface until a reconciliation completed
+ *   with the stream up throughout. While the HFT stream is trusted the poller only audits HFT
+ *   (`hftAuditMs`), leaving the HFT rate bucket to creates and cancels.
  * - Start-up: streams connect, then a reconciliation; `ready` is false until one completes
  *   (when `holdUntilReconciled`, the engine holds new orders meanwhile). An incomplete
  *   reconciliation (venue unreachable) is retried with back-off.
@@ -13,6 +16,7 @@ import type { RateLimiter } from "../limits/index.js";
 import { BalanceBook, type OrderStore } from "../orders/index.js";
 import type { RestClient } from "../rest/client.js";
 import { type FeedTap, type InstrumentIndex, InstrumentTable, OrderFeed } from "./feed.js";
+import { type HftPrivateOptions, HftPrivateStream } from "./nats/hftPrivate.js";
 import { RealtimePoller } from "./poller.js";
 import {
   type ReconcileReport,
@@ -33,6 +37,8 @@ export interface SyncListener {
    * (down). Maps onto RiskGate.streamUp() / streamDown().
    */
   onSpotTrusted?(trusted: boolean): void;
+  /** The HFT private stream became trusted (HFT polling drops to the audit) or untrusted (polling resumes). */
+  onHftTrusted?(trusted: boolean): void;
   /** `ready` changed (true: new orders may flow; false: hold them). */
   onReady?(ready: boolean): void;
 }
@@ -69,6 +75,10 @@ export interface OrderSyncOptions {
   onBalance?: (book: BalanceBook) => void;
   /** First retry delay of the reconciler's targeted queries (ms). */
   reconcileRetryDelayMs?: number;
+  /** HFT private stream over NATS (`feed` and `listener` are supplied here); undefined = HFT polled. */
+  hftStream?: Omit<HftPrivateOptions, "feed" | "listener">;
+  /** HFT audit interval while the HFT stream is trusted (ms). Default 30,000. */
+  hftAuditMs?: number;
 }
 
 export class OrderSync {
@@ -79,14 +89,19 @@ export class OrderSync {
   readonly balanceStats: BalanceStreamStats = { applied: 0, stale: 0, malformed: 0 };
   readonly orderStream: SocketStream | undefined;
   readonly balanceStream: SocketStream | undefined;
+  readonly hftStream: HftPrivateStream | undefined;
   private readonly o: OrderSyncOptions;
   private readonly hold: boolean;
+  /** Reconciliations run to the end (complete or not). */
+  reconciles = 0;
   private isReady = false;
   private started = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryMs: number;
   /** Spot order stream needs a reconciliation before it is trusted again. */
   private spotUntrusted = true;
+  /** HFT private stream needs a reconciliation before it is trusted again. */
+  private hftUntrusted = true;
 
   constructor(o: OrderSyncOptions) {
     this.o = o;
@@ -105,6 +120,7 @@ export class OrderSync {
       limiter: o.limiter,
       pollIntervalMs: o.pollIntervalMs,
       hftAlways: cats.length > 0,
+      hftAuditMs: o.hftAuditMs,
     });
     this.reconciler = new Reconciler({
       feed: this.feed,
@@ -116,11 +132,14 @@ export class OrderSync {
       resolver: o.resolver,
       retryDelayMs: o.reconcileRetryDelayMs,
     });
+    const state: StreamStateListener = {
+      onUp: (name, reconnect) => this.streamUp(name, reconnect),
+      onDown: (name, reason) => this.streamDown(name, reason),
+    };
+    if (o.hftStream !== undefined && cats.length > 0) {
+      this.hftStream = new HftPrivateStream({ ...o.hftStream, feed: this.feed, listener: state });
+    }
     if (o.spot ?? true) {
-      const state: StreamStateListener = {
-        onUp: (name, reconnect) => this.streamUp(name, reconnect),
-        onDown: (name, reason) => this.streamDown(name, reason),
-      };
       const common = {
         baseUrl: o.streamBaseUrl,
         apiKey: o.apiKey,
@@ -144,11 +163,17 @@ export class OrderSync {
     return !this.spotUntrusted;
   }
 
+  /** The HFT private stream is up and a reconciliation completed since it last connected. */
+  get hftTrusted(): boolean {
+    return this.hftStream !== undefined && !this.hftUntrusted;
+  }
+
   /** Starts streams and poller, runs the start-up reconciliation; resolves with its report. */
   async start(): Promise<ReconcileReport> {
     this.started = true;
     this.orderStream?.start();
     this.balanceStream?.start();
+    this.hftStream?.start();
     this.poller.start();
     return this.reconcile();
   }
@@ -159,6 +184,7 @@ export class OrderSync {
     this.retryTimer = undefined;
     this.orderStream?.stop();
     this.balanceStream?.stop();
+    await this.hftStream?.stop();
     await this.poller.stop();
     await this.reconciler.idle();
   }
@@ -171,7 +197,11 @@ export class OrderSync {
     const s = this.orderStream;
     const upBefore = s?.up ?? false;
     const connectsBefore = s?.stats.connects ?? 0;
+    const h = this.hftStream?.transport;
+    const hftUpBefore = h?.up ?? false;
+    const hftConnectsBefore = h?.stats.connects ?? 0;
     const rep = await this.reconciler.reconcile();
+    this.reconciles++;
     this.o.listener?.onReconcileDone?.(rep);
     if (rep.complete) {
       this.retryMs = this.o.reconcileRetryMs ?? 1_000;
@@ -181,6 +211,13 @@ export class OrderSync {
         if (this.spotUntrusted) {
           this.spotUntrusted = false;
           this.o.listener?.onSpotTrusted?.(true);
+        }
+      }
+      if (h !== undefined && hftUpBefore && h.up && h.stats.connects === hftConnectsBefore) {
+        this.poller.hftActive = false;
+        if (this.hftUntrusted) {
+          this.hftUntrusted = false;
+          this.o.listener?.onHftTrusted?.(true);
         }
       }
       this.setReady(true);
@@ -207,13 +244,24 @@ export class OrderSync {
 
   private streamUp(name: string, reconnect: boolean): void {
     this.o.listener?.onStreamUp?.(name, reconnect);
-    if (name !== "spot.orders" || !this.started) return;
+    if (!this.started) return;
     // Principle 5: after any (re)connect, reconcile before trusting the stream.
-    if (this.spotUntrusted) void this.reconcile();
+    if (name === "spot.orders" && this.spotUntrusted) void this.reconcile();
+    if (name === "hft.private" && this.hftUntrusted) void this.reconcile();
   }
 
   private streamDown(name: string, reason: string): void {
     this.o.listener?.onStreamDown?.(name, reason);
+    if (name === "hft.private") {
+      // Polling resumes at once: one round now, then every pollIntervalMs.
+      this.poller.hftActive = true;
+      if (this.started) void this.poller.pollOnce();
+      if (!this.hftUntrusted) {
+        this.hftUntrusted = true;
+        this.o.listener?.onHftTrusted?.(false);
+      }
+      return;
+    }
     if (name !== "spot.orders") return;
     this.poller.spotActive = true;
     if (!this.spotUntrusted) {

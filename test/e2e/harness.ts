@@ -36,6 +36,8 @@ export function testConfig(overrides: Record<string, unknown> = {}, dir?: string
       "signing.presign": false,
       "sim.syntheticMarket": false,
       "sim.tickMs": 0,
+      // The HFT NATS streams only where a test asks for them (they change what polls are made).
+      "sim.nats": "off",
       "streams.pollIntervalMs": 100,
       "orders.unknownQueryIntervalMs": 50,
       "log.level": "silent",

@@ -106,6 +106,11 @@ export class HftPrivateStream {
     return this.transport.up;
   }
 
+  /** Credential fetches and failures (no values). */
+  get credentialStats(): { fetches: number; failures: number } {
+    return this.o.credentials.stats;
+  }
+
   get subAccountId(): string | undefined {
     return this.subAccount;
   }

@@ -1,0 +1,160 @@
+/**
+ * HFT private streams end to end: strategy → gateway → simulator, the simulator publishing order and
+ * trade events to a real nats-server, the gateway consuming them with credentials from the signature
+ * endpoint. A resting order hit by another account reaches its strategy as a Fill (maker) and an
+ * OrderUpdate from the stream while no HFT state query is made (poll interval: minutes); a killed
+ * server makes polling resume at once and nothing is lost; the restarted stream is reconciled before
+ * it is trusted; a credential presented the wrong way is refused, said clearly, and never logged.
+ * Skipped when no nats-server binary is installed (CI installs it).
+ */
+import { Writable } from "node:stream";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadKeyPair } from "../../src/auth/keys.js";
+import { generateKeyHex } from "../../src/commands/keygen.js";
+import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
+import { findNatsServer, NatsServer } from "../../src/natsd/natsServer.js";
+import { Liquidity, OrderStatus, Side } from "../../src/protocol/schema.js";
+import { makeGrid } from "../../src/rest/orderParams.js";
+import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import type { NatsGrant } from "../../sim/index.js";
+import { type Harness, next, startHarness, until } from "./harness.js";
+
+const BIN = findNatsServer();
+const PUBLISHER = { user: "sim-publisher", password: "e2e-publisher-pw-0042" };
+
+let t: Harness | undefined;
+let server: NatsServer | undefined;
+let other: RestStack | undefined;
+
+afterEach(async () => {
+  await other?.stop();
+  await t?.close();
+  await server?.stop();
+  t = server = other = undefined;
+});
+
+interface Setup {
+  lines: string[];
+  issued: string[];
+  sync: StreamsFeed["sync"];
+}
+
+async function setup(overrides: Record<string, unknown>): Promise<Setup> {
+  server = await NatsServer.start({ users: [PUBLISHER], bin: BIN });
+  const srv = server;
+  const issued: string[] = [];
+  const authority = async (users: NatsGrant[]) => {
+    for (const u of users)
+      if (u.user !== PUBLISHER.user && !issued.includes(u.password)) issued.push(u.password);
+    await srv.setUsers(users);
+  };
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
+  t = await startHarness(
+    {
+      "streams.pollIntervalMs": 60_000,
+      "streams.auditIntervalMs": 600_000,
+      "streams.hftAuditIntervalMs": 600_000,
+      "orders.hftQueryAfterAck": false,
+      "log.level": "info",
+      ...overrides,
+    },
+    {
+      sim: { nats: { url: srv.wsUrl, ...PUBLISHER, authority } },
+      logger: pino({ level: "info" }, sink),
+    },
+  );
+  const kp = generateKeyHex();
+  t.h.sim!.registerAccount(kp.apiKey);
+  other = createRestStack({
+    keys: loadKeyPair(kp.secretKey),
+    spotBaseUrl: t.h.sim!.baseUrl,
+    hftBaseUrl: t.h.sim!.baseUrl,
+    presign: false,
+    clock: false,
+  });
+  return { lines, issued, sync: (t.h.feeds[0] as StreamsFeed).sync };
+}
+
+const sellFromOther = () =>
+  other!.client.createHftOrder(
+    {
+      category: "linear",
+      symbol: "BTCUSDT",
+      side: "sell",
+      orderType: "limit",
+      qty: "0.002",
+      price: "64000",
+      positionIdx: 0,
+      timeInForce: "GTC",
+    },
+    makeGrid("0.1", "0.001"),
+  );
+
+const stateQueries = () =>
+  t!.h.sim!.counters.requests("GET /v5/order/realtime") +
+  t!.h.sim!.counters.requests("GET /v5/execution/list");
+
+describe.skipIf(BIN === undefined)("HFT private streams over NATS, end to end", () => {
+  it("a resting order hit by another account: Fill (maker) and OrderUpdate from the stream, no state query", async () => {
+    const s = await setup({});
+    await until(() => s.sync.hftTrusted, 10_000, "HFT stream trusted");
+    const c = await t!.client("nats-maker");
+    const btc = t!.inst("linear", "BTCUSDT");
+    const ack = next(c, "ack");
+    c.placeOrder({ instrumentId: btc, side: Side.Buy, priceTicks: 640_000, qtyLots: 2 });
+    await ack;
+    const before = stateQueries();
+    const fill = next(c, "fill");
+    const filled = next(c, "update", (u) => u.status === OrderStatus.Filled);
+    await sellFromOther();
+    const f = await fill;
+    await filled;
+    expect(f.liquidity).toBe(Liquidity.Maker);
+    expect(f.qtyLots).toBe(2);
+    expect(stateQueries()).toBe(before);
+    expect(s.sync.poller.hftActive).toBe(false);
+    // The execution's id: the fill came from the trade message, not from a cumulative quantity.
+    const execs = (await t!.h.rest.client.executions({ category: "linear" })).list.filter((x) => x.isMaker);
+    expect(execs.map((x) => x.execId)).toContain(f.execId);
+  });
+
+  it("server killed: HFT polling resumes at once and the fill is not lost; back up: reconciled, then trusted", async () => {
+    const s = await setup({ "streams.pollIntervalMs": 200 });
+    await until(() => s.sync.hftTrusted, 10_000, "HFT stream trusted");
+    const c = await t!.client("nats-outage");
+    const btc = t!.inst("linear", "BTCUSDT");
+    const ack = next(c, "ack");
+    c.placeOrder({ instrumentId: btc, side: Side.Buy, priceTicks: 640_000, qtyLots: 2 });
+    await ack;
+    await server!.kill();
+    await until(() => !s.sync.hftTrusted && s.sync.poller.hftActive, 10_000, "HFT polling resumed");
+    const fill = next(c, "fill", () => true, 10_000);
+    await sellFromOther();
+    const f = await fill; // from the poll: the stream's server is down
+    expect(f.qtyLots).toBe(2);
+    expect(s.sync.hftStream?.up).toBe(false);
+    const reconcilesBefore = s.sync.reconciles;
+    await server!.restart();
+    await until(() => s.sync.hftTrusted, 15_000, "trusted again");
+    expect(s.sync.reconciles).toBeGreaterThan(reconcilesBefore);
+    expect(s.sync.poller.hftActive).toBe(false);
+  });
+
+  it("a credential presented the wrong way is refused, with a clear log line and no secret in the log", async () => {
+    const s = await setup({ "streams.hftNats.auth": "token" });
+    await until(() => s.lines.some((l) => l.includes("refused the credentials")), 10_000, "refusal logged");
+    expect(s.sync.hftTrusted).toBe(false);
+    expect(s.issued.length).toBeGreaterThan(0);
+    const log = s.lines.join("");
+    for (const secret of s.issued) expect(log).not.toContain(secret);
+    // HFT stays covered by polling.
+    expect(s.sync.poller.hftActive).toBe(true);
+  });
+});
