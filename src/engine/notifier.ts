@@ -158,9 +158,7 @@ export class Notifier {
         }
         return;
       }
-      m.outcomes.acked.inc();
-      owners.toOwner(o, "Ack", ackBody(o), p.recvNs);
-      if (p.recvNs > 0) m.ackToStrategy.record(monoNs() - p.recvNs);
+      this.sendAck(o, p);
       if (st === Status.New) return;
     } else if (WIRE_STATUS[prev] === WIRE_STATUS[st]) {
       return; // CancellationRaised after PendingCancel: nothing new for the strategy
@@ -169,9 +167,20 @@ export class Notifier {
     this.stamp();
   }
 
+  private sendAck(o: Order, p: Pending): void {
+    this.pending.delete(o.clientId);
+    this.d.metrics.outcomes.acked.inc();
+    this.d.owners.toOwner(o, "Ack", ackBody(o), p.recvNs);
+    if (p.recvNs > 0) this.d.metrics.ackToStrategy.record(monoNs() - p.recvNs);
+  }
+
   onFill(o: Order, f: FillReport): void {
     this.d.risk.onFill(o.clientId, f.lots);
     if (this.d.run.replaying) return;
+    // A push stream can report a fill before the create's own answer: an execution proves the venue
+    // accepted the order, so the strategy gets its Ack first (the protocol's order: answer, then fills).
+    const p = this.pending.get(o.clientId);
+    if (p !== undefined) this.sendAck(o, p);
     const e = this.d.book.byId(o.instrumentId);
     const liq = f.execId === this.liqExecId ? this.liq : 0;
     this.liqExecId = "";

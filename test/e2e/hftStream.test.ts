@@ -14,11 +14,11 @@ import { loadKeyPair } from "../../src/auth/keys.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
 import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
 import { findNatsServer, NatsServer } from "../../src/natsd/natsServer.js";
-import { Liquidity, OrderStatus, Side } from "../../src/protocol/schema.js";
+import { Liquidity, OrderStatus, Side, Tif } from "../../src/protocol/schema.js";
 import { makeGrid } from "../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
 import type { NatsGrant } from "../../sim/index.js";
-import { type Harness, next, startHarness, until } from "./harness.js";
+import { type Harness, next, recorder, startHarness, until } from "./harness.js";
 
 const BIN = findNatsServer();
 const PUBLISHER = { user: "sim-publisher", password: "e2e-publisher-pw-0042" };
@@ -123,6 +123,23 @@ describe.skipIf(BIN === undefined)("HFT private streams over NATS, end to end", 
     // The execution's id: the fill came from the trade message, not from a cumulative quantity.
     const execs = (await t!.h.rest.client.executions({ category: "linear" })).list.filter((x) => x.isMaker);
     expect(execs.map((x) => x.execId)).toContain(f.execId);
+  });
+
+  it("a crossing order whose fill is pushed before the create's answer: Ack first, then Fill (taker)", async () => {
+    const s = await setup({});
+    await until(() => s.sync.hftTrusted, 10_000, "HFT stream trusted");
+    await sellFromOther();
+    const c = await t!.client("nats-taker");
+    const seen = recorder(c);
+    const btc = t!.inst("linear", "BTCUSDT");
+    const filled = next(c, "update", (u) => u.status === OrderStatus.Filled);
+    c.placeOrder({ instrumentId: btc, side: Side.Buy, priceTicks: 640_000, qtyLots: 2, tif: Tif.IOC });
+    await filled;
+    const names = seen.map((m) => m.name);
+    expect(names.indexOf("Ack")).toBeGreaterThanOrEqual(0);
+    expect(names.indexOf("Ack")).toBeLessThan(names.indexOf("Fill"));
+    expect(names.filter((n) => n === "Ack")).toHaveLength(1);
+    expect(seen.find((m) => m.name === "Fill")?.body.liquidity).toBe(Liquidity.Taker);
   });
 
   it("server killed: HFT polling resumes at once and the fill is not lost; back up: reconciled, then trusted", async () => {
