@@ -7,6 +7,7 @@ export type { Exchange } from "./exchange.js";
 export type { FaultKind, FaultRule, StreamFaults } from "./faults.js";
 export { type SimHandle, startSimulator } from "./handle.js";
 export { INSTRUMENTS, type SimInstrument } from "./instruments.js";
+export { findNatsServer, NatsServer, type NatsUser, startSimNats } from "./natsServer.js";
 export {
   type NatsAuthority,
   type NatsGrant,

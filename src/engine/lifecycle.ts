@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { DeepPartial, SimHandle, SimOptions } from "../../sim/index.js";
-import { startSimulator } from "../../sim/index.js";
+import { startSimNats, startSimulator } from "../../sim/index.js";
 import { KeyError, type KeyPair, loadKeyPair } from "../auth/keys.js";
 import { generateKeyHex } from "../commands/keygen.js";
 import type { Config } from "../config/load.js";
@@ -17,7 +17,6 @@ import { type RestoreResult, restoreSessions } from "../gateway/restore.js";
 import { listJournals } from "../journal/reader.js";
 import { Journal } from "../journal/writer.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../limits/index.js";
-import { startSimNats } from "../natsd/forSim.js";
 import { lotsOf, type Order, TERMINAL } from "../orders/index.js";
 import { createRestStack, type RestStack } from "../rest/stack.js";
 import type { RiskConfig } from "../risk/config.js";

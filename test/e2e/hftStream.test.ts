@@ -10,14 +10,14 @@
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import type { NatsGrant } from "../../sim/index.js";
+import { findNatsServer, NatsServer } from "../../sim/natsServer.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
 import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
-import { findNatsServer, NatsServer } from "../../src/natsd/natsServer.js";
 import { Liquidity, OrderStatus, Side, Tif } from "../../src/protocol/schema.js";
 import { makeGrid } from "../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
-import type { NatsGrant } from "../../sim/index.js";
 import { type Harness, next, recorder, startHarness, until } from "./harness.js";
 
 const BIN = findNatsServer();

@@ -5,10 +5,12 @@
  * server. `findNatsServer()` says whether the binary exists (Debian package `nats-server`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import type { SimNatsOptions } from "./natsStreams.js";
 
 export interface NatsUser {
   user: string;
@@ -184,4 +186,27 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
     t = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(t));
+}
+
+export interface SimNatsSetup {
+  server: NatsServer;
+  /** The simulator's `nats` option (publisher account + user authority). */
+  sim: SimNatsOptions;
+}
+
+/**
+ * For a gateway with the embedded simulator: a loopback nats-server for the HFT private streams when
+ * the binary is installed (`sim.nats` = auto), with a random publisher password; the simulator
+ * installs every socket credential it issues as a user. Undefined when off or not installed.
+ */
+export async function startSimNats(mode: "auto" | "off"): Promise<SimNatsSetup | undefined> {
+  if (mode === "off") return undefined;
+  const bin = findNatsServer();
+  if (bin === undefined) return undefined;
+  const publisher = { user: "hftgate-sim", password: randomBytes(18).toString("base64url") };
+  const server = await NatsServer.start({ users: [publisher], bin });
+  return {
+    server,
+    sim: { url: server.wsUrl, ...publisher, authority: (users) => server.setUsers(users) },
+  };
 }
