@@ -35,7 +35,7 @@ import type {
 } from "./engineApi.js";
 import { detectUws, type UwsReport } from "./native.js";
 import { frameSeq, type RestoreResult } from "./restore.js";
-import { ReplayRing } from "./ring.js";
+import { type Session as GatewaySession, SessionTable } from "./sessions.js";
 import { type Conn, type RunningTransport, startUwsTransport, startWsTransport } from "./transport.js";
 
 export interface GatewayLogger {
@@ -114,33 +114,7 @@ const stderrLogger: GatewayLogger = {
   warn: (obj, msg) => process.stderr.write(`hftgate gateway WARN: ${msg} ${JSON.stringify(obj)}\n`),
 };
 
-class Session implements SessionInfo {
-  nextSeq = 1;
-  lastClOrdNo = 0;
-  codPolicy: number = CodPolicy.None;
-  heartbeatMs = 1000;
-  link: Link | undefined;
-  readonly ring: ReplayRing;
-  /** Restored from the journal and not logged on since: what it is sent meanwhile waits for its logon. */
-  awaitingLogon = false;
-  /** First seq sequenced while `awaitingLogon` (0 = none): delivered at that logon even without resume. */
-  undeliveredFrom = 0;
-  /** Frames are journaled (named session, journal configured). */
-  journaled = false;
-  constructor(
-    readonly sessionId: number,
-    readonly name: string,
-    ringSize: number,
-    readonly admin: boolean,
-    /** Logged on without a name: can never be resumed, released when its connection ends. */
-    readonly anonymous: boolean,
-  ) {
-    this.ring = new ReplayRing(ringSize);
-  }
-  get connected(): boolean {
-    return this.link !== undefined;
-  }
-}
+type Session = GatewaySession<Link>;
 
 interface Link {
   readonly conn: Conn;
@@ -193,15 +167,10 @@ function toRecord(i: Instrument): InstrumentRecordMsg {
 export class Gateway implements SessionSink {
   readonly uws: UwsReport;
   private transport: RunningTransport | undefined;
-  private readonly bySession = new Map<number, Session>();
-  private readonly byName = new Map<string, Session>();
-  /** Disconnected named sessions, longest idle first (Map order), with the time they went idle. */
-  private readonly idle = new Map<Session, number>();
+  private readonly table: SessionTable<Link>;
   /** Dropped at close: disconnects reported while the transport shuts down are not journaled. */
   private journal: SessionJournal | undefined;
-  private lastRetentionMs = 0;
   private readonly links = new Set<Link>();
-  private nextSessionId = 1;
   private instArr: readonly Instrument[] | undefined;
   private instById = new Map<number, Instrument>();
   private sweeper: NodeJS.Timeout | undefined;
@@ -240,7 +209,15 @@ export class Gateway implements SessionSink {
       maxRetainedSessions: config.maxRetainedSessions ?? 256,
     };
     this.journal = config.journal;
-    if (config.restored) this.restore(config.restored);
+    this.table = new SessionTable<Link>({
+      ring: this.cfg.resumeRing,
+      retentionMs: this.cfg.sessionRetentionMs,
+      maxRetained: this.cfg.maxRetainedSessions,
+      journal: config.journal,
+      onRelease: (s) => this.released(s),
+      logInfo: (o, m) => this.log.info(o, m),
+    });
+    if (config.restored) this.table.restore(config.restored);
     this.http = config.http ?? {};
     this.log = config.logger ?? stderrLogger;
     this.tokenDigest = sha256(token);
@@ -303,100 +280,48 @@ export class Gateway implements SessionSink {
     await this.transport?.close();
     this.transport = undefined;
     this.journal = undefined;
+    this.table.detachJournal();
   }
 
   // ---- SessionSink ----
 
   send<N extends EngineMessage>(sessionId: number, name: N, body: Body<N>, recvNs = 0): number {
-    const s = this.bySession.get(sessionId);
+    const s = this.table.get(sessionId);
     return s ? this.sendSeq(s, name, body, recvNs) : 0;
   }
 
   broadcast<N extends EngineMessage>(name: N, body: Body<N>): number {
-    for (const s of this.bySession.values()) this.sendSeq(s, name, body, 0);
-    return this.bySession.size;
+    for (const s of this.table.values()) this.sendSeq(s, name, body, 0);
+    return this.table.size;
   }
 
   cork(sessionId: number, fn: () => void): void {
-    const l = this.bySession.get(sessionId)?.link;
+    const l = this.table.get(sessionId)?.link;
     if (l && !l.closed) l.conn.cork(fn);
     else fn();
   }
 
   session(sessionId: number): SessionInfo | undefined {
-    return this.bySession.get(sessionId);
+    return this.table.get(sessionId);
   }
 
   sessions(): readonly SessionInfo[] {
-    return [...this.bySession.values()];
+    return [...this.table.values()];
   }
 
   /** Id of the session with this name that is still held (connected or kept for resume), else 0. */
   sessionIdOf(name: string): number {
-    return this.byName.get(name)?.sessionId ?? 0;
+    return this.table.named(name)?.sessionId ?? 0;
   }
 
   counts(): SessionCounts {
     let connected = 0;
-    for (const s of this.bySession.values()) if (s.link !== undefined) connected++;
-    return { sessions: this.bySession.size, connected, retained: this.idle.size, links: this.links.size };
+    for (const s of this.table.values()) if (s.link !== undefined) connected++;
+    return { sessions: this.table.size, connected, retained: this.table.retained, links: this.links.size };
   }
 
-  // ---- session lifetime ----
-
-  /** Continues the named sessions of earlier runs: same ids, seq after the last journaled frame. */
-  private restore(r: RestoreResult): void {
-    this.nextSessionId = Math.max(this.nextSessionId, r.maxSessionId + 1);
-    for (const x of r.sessions) {
-      const s = new Session(x.sessionId, x.name, this.cfg.resumeRing, x.admin, false);
-      s.nextSeq = x.nextSeq;
-      for (const f of x.frames) s.ring.push(frameSeq(f), f);
-      s.awaitingLogon = true;
-      s.journaled = this.journal !== undefined;
-      this.bySession.set(s.sessionId, s);
-      this.byName.set(s.name, s);
-      this.idle.set(s, x.idleSinceMs);
-    }
-  }
-
-  /** A session's connection ended: an anonymous one is freed, a named one kept for resume (bounded). */
-  private afterDisconnect(s: Session): void {
-    if (s.anonymous) {
-      this.forget(s);
-      return;
-    }
-    const now = Date.now();
-    this.idle.set(s, now);
-    this.journal?.session({ session: s.name, op: "logoff", sid: s.sessionId });
-    for (const [old] of this.idle) {
-      if (this.idle.size <= this.cfg.maxRetainedSessions) break;
-      this.releaseNamed(old, "count");
-    }
-  }
-
-  /** Releases named sessions idle longer than the retention (checked about once a second). */
-  private expireIdle(now: number): void {
-    if (now - this.lastRetentionMs < 1000) return;
-    this.lastRetentionMs = now;
-    for (const [s, since] of this.idle) {
-      if (now - since <= this.cfg.sessionRetentionMs) break; // Map order: longest idle first
-      this.releaseNamed(s, "age");
-    }
-  }
-
-  private releaseNamed(s: Session, why: "age" | "count"): void {
-    this.log.info(
-      { sessionId: s.sessionId, name: s.name, why },
-      "session released (resume no longer possible)",
-    );
-    this.journal?.session({ session: s.name, op: "release", sid: s.sessionId });
-    this.forget(s);
-  }
-
-  private forget(s: Session): void {
-    this.bySession.delete(s.sessionId);
-    if (this.byName.get(s.name) === s) this.byName.delete(s.name);
-    this.idle.delete(s);
+  /** The session table let a session go: the engine unbinds it. */
+  private released(s: SessionInfo): void {
     try {
       this.engine.onRelease?.(s);
     } catch (err) {
@@ -624,7 +549,7 @@ export class Gateway implements SessionSink {
     s.link = undefined;
     const done = () => {
       this.notifyDisconnect(s, l.closeReason);
-      if (s.link === undefined) this.afterDisconnect(s); // (unless it logged on again meanwhile)
+      if (s.link === undefined) this.table.disconnected(s, Date.now()); // (unless it logged on again meanwhile)
     };
     if (deferEngine) queueMicrotask(done);
     else done();
@@ -837,7 +762,7 @@ export class Gateway implements SessionSink {
       l.timer = setTimeout(() => this.logonReject(l, "BadToken", recvNs), this.cfg.badTokenDelayMs);
       return;
     }
-    const existing = b.sessionName === "" ? undefined : this.byName.get(b.sessionName);
+    const existing = this.table.named(b.sessionName);
     if (existing?.link) {
       this.logonReject(l, "SessionInUse", recvNs);
       return;
@@ -855,22 +780,8 @@ export class Gateway implements SessionSink {
       this.logonReject(l, "SessionInUse", recvNs); // a session name belongs to one privilege level
       return;
     }
-    let s = existing;
-    if (!s) {
-      const id = this.nextSessionId++;
-      const anonymous = b.sessionName === "";
-      s = new Session(id, anonymous ? `anon-${id}` : b.sessionName, this.cfg.resumeRing, isAdmin, anonymous);
-      s.journaled = !anonymous && this.journal !== undefined;
-      this.bySession.set(id, s);
-      this.byName.set(s.name, s);
-    }
-    this.idle.delete(s);
-    this.journal?.session({
-      session: s.name,
-      op: s.anonymous ? "anon" : "logon",
-      sid: s.sessionId,
-      admin: isAdmin ? 1 : 0,
-    });
+    const s = existing ?? this.table.create(b.sessionName, isAdmin);
+    this.table.loggedOn(s);
     s.lastClOrdNo = Math.max(s.lastClOrdNo, this.engineLastClOrdNo(s));
     s.codPolicy = b.codPolicy;
     s.heartbeatMs =
@@ -933,7 +844,7 @@ export class Gateway implements SessionSink {
 
   private sweep(): void {
     const now = Date.now();
-    this.expireIdle(now);
+    this.table.expire(now);
     for (const l of this.links) {
       if (l.closed) continue;
       const s = l.session;

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { GatewayClient, LogonRejectedError } from "../../src/client/client.js";
 import type { Gateway, GatewayConfig } from "../../src/gateway/gateway.js";
+import { SessionTable } from "../../src/gateway/sessions.js";
 import { decodeG2C, encodeC2G } from "../../src/protocol/codec.js";
 import { CODES, OrdType, Side, Tif, WS_PATH } from "../../src/protocol/schema.js";
 import { startTestGateway, TOKEN, waitFor } from "./helpers.js";
@@ -130,5 +131,40 @@ describe("sessions released", () => {
     await waitFor(() => gw!.counts().retained === 1);
     await waitFor(() => gw!.counts().sessions === 0, 5000, "retention expiry");
     expect(gw!.sessionIdOf("brief")).toBe(0);
+  });
+
+  it("counts sessions restored from the journal by how long they have been idle, not by restore order", () => {
+    const released: string[] = [];
+    const t = new SessionTable<object>({
+      ring: 8,
+      retentionMs: 60_000,
+      maxRetained: 2,
+      journal: undefined,
+      onRelease: (s) => released.push(s.name),
+      logInfo: () => {},
+    });
+    const now = Date.now();
+    const restored = (name: string, sid: number, idleSinceMs: number) => ({
+      name,
+      sessionId: sid,
+      admin: false,
+      nextSeq: 1,
+      frames: [],
+      idleSinceMs,
+    });
+    // Restore hands them most recent first; the older one must still be the first to go.
+    t.restore({
+      sessions: [restored("recent", 1, now - 1_000), restored("older", 2, now - 50_000)],
+      maxSessionId: 2,
+      expired: 0,
+    });
+    const fresh = t.create("fresh", false);
+    expect(fresh.sessionId).toBe(3);
+    t.loggedOn(fresh);
+    t.disconnected(fresh, now);
+    expect(released).toEqual(["older"]);
+    t.expire(now + 59_500); // "recent" idle 60.5 s, "fresh" 59.5 s: only "recent" is past the retention
+    expect(released).toEqual(["older", "recent"]);
+    expect(t.size).toBe(1);
   });
 });
