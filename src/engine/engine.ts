@@ -328,9 +328,6 @@ export class Engine implements GatewayEngine, OrderListener {
   cancelEverything(): number {
     return this.cancels.cancelAll();
   }
-  noteLiquidity(execId: string, isMaker: boolean): void {
-    this.notifier.noteLiquidity(execId, isMaker);
-  }
   noteVenueEvent(tsNs: number): void {
     this.notifier.noteVenueEvent(tsNs);
   }

@@ -24,6 +24,7 @@ import { RiskGate } from "../risk/riskGate.js";
 import { HFT_NATS_URL, type HftPrivateStream, type OrderSync } from "../streams/index.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
 import { Engine } from "./engine.js";
+import type { FeedContext } from "./feedContext.js";
 import { healthReply, metricsReply } from "./health.js";
 import { type InstrumentBook, loadInstruments } from "./instruments.js";
 import { EngineMetrics } from "./metrics.js";
@@ -53,19 +54,7 @@ export interface StartOptions {
   handleSignals?: boolean;
 }
 
-/** What a push feed needs from the engine. */
-export interface FeedContext {
-  engine: Engine;
-  rest: RestStack;
-  instruments: InstrumentBook;
-  keys: KeyPair;
-  config: Config;
-  streamBaseUrl: string;
-  /** NATS WebSocket URL of the HFT private streams; undefined = none (HFT is polled). */
-  hftNatsUrl: string | undefined;
-  metrics: EngineMetrics;
-  log: Logger;
-}
+export type { FeedContext } from "./feedContext.js";
 
 export interface EngineHandle {
   readonly engine: Engine;

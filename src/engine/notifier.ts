@@ -15,7 +15,7 @@ import {
 } from "../orders/index.js";
 import type { Ev } from "../orders/status.js";
 import { monoNs } from "../protocol/clock.js";
-import { type Body, Liquidity, UnknownOp } from "../protocol/schema.js";
+import { type Body, UnknownOp } from "../protocol/schema.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import type { Account } from "./account.js";
 import type { InstrumentBook } from "./instruments.js";
@@ -50,8 +50,6 @@ export class Notifier {
   private venueEventSent = false;
   /** Set by a push feed's tap right before it applies a record (see noteVenueEvent). */
   private tapNs = 0;
-  private liqExecId = "";
-  private liq = 0;
 
   constructor(private readonly d: NotifierDeps) {}
 
@@ -79,15 +77,6 @@ export class Notifier {
   /** A REST answer is being applied: no push-feed tap times it. */
   clearTap(): void {
     this.tapNs = 0;
-  }
-
-  /**
-   * A feed is about to apply an execution record that says maker or taker (v5 `isMaker`): the Fill it
-   * produces (same execId, synchronously inside the apply) carries it.
-   */
-  noteLiquidity(execId: string, isMaker: boolean): void {
-    this.liqExecId = execId;
-    this.liq = isMaker ? Liquidity.Maker : Liquidity.Taker;
   }
 
   /** A push feed is about to apply a venue record (its tap): the next message sent is timed from here. */
@@ -182,8 +171,8 @@ export class Notifier {
     const p = this.pending.get(o.clientId);
     if (p !== undefined) this.sendAck(o, p);
     const e = this.d.book.byId(o.instrumentId);
-    const liq = f.execId === this.liqExecId ? this.liq : 0;
-    this.liqExecId = "";
+    // Maker / taker travels on the event into the fill report (LIQUIDITY = the protocol's codes).
+    const liq = f.liquidity;
     this.d.owners.toOwner(
       o,
       "Fill",

@@ -7,11 +7,10 @@
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
 import { monoNs, Source } from "../orders/index.js";
-import type { V5Execution } from "../rest/wire.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import { OrderSync, SocketCredentials } from "../streams/index.js";
 import { registerSecret } from "../telemetry/logger.js";
-import type { FeedContext } from "./lifecycle.js";
+import type { FeedContext } from "./feedContext.js";
 import type { VenueFeed, VenueSync } from "./sync.js";
 
 const SOURCE_NAME: Record<number, string> = {
@@ -90,11 +89,6 @@ export class StreamsFeed implements VenueFeed {
       onBalance: (book) => engine.onBalances(book.all()),
       tap: (kind, source, clientId, raw) => {
         engine.noteVenueEvent(monoNs());
-        if (kind === "v5Execution") {
-          // The feed validated the record's ids before its tap; isMaker is used only when it is a boolean.
-          const x = raw as V5Execution;
-          if (typeof x.isMaker === "boolean") engine.noteLiquidity(x.execId, x.isMaker);
-        }
         // A request answered after the feed stopped: the journal closes right after, never write to it.
         if (this.stopped) return;
         journal?.event({

@@ -41,7 +41,15 @@ export interface OrderEvent {
   pxTicks: number;
   /** Rejects: reason text. */
   reason: string;
+  /**
+   * Fill: maker or taker as the execution record says (`LIQUIDITY`); travels with the event into the
+   * store's fill report, so the Fill sent to the strategy carries it without any side channel.
+   */
+  liquidity: number;
 }
+
+/** Values of `OrderEvent.liquidity` (the protocol's Liquidity codes). */
+export const LIQUIDITY = { Unknown: 0, Maker: 1, Taker: 2 } as const;
 
 export function newEvent(kind: Ev = Ev.VenueNew): OrderEvent {
   return {
@@ -58,6 +66,7 @@ export function newEvent(kind: Ev = Ev.VenueNew): OrderEvent {
     lots: 0,
     pxTicks: 0,
     reason: "",
+    liquidity: 0,
   };
 }
 
@@ -80,6 +89,7 @@ export function resetEvent(e: OrderEvent, kind: Ev): OrderEvent {
   e.lots = 0;
   e.pxTicks = 0;
   e.reason = "";
+  e.liquidity = 0;
   return e;
 }
 

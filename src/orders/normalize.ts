@@ -6,7 +6,7 @@
 import type { Instrument } from "../domain/types.js";
 import type { SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
 import { type Dec, decToNumber, parseDec, stepsOf, tryParseDec } from "../util/decimal.js";
-import { newEvent, type OrderEvent, resetEvent, type Source } from "./event.js";
+import { LIQUIDITY, newEvent, type OrderEvent, resetEvent, type Source } from "./event.js";
 import {
   Ev,
   statusFromSpot,
@@ -154,5 +154,7 @@ export function eventFromV5Execution(
   out.pxTicks = ticksOf(x.execPrice, g);
   const fee = Number(x.execFee);
   out.fee = Number.isFinite(fee) ? fee : -1;
+  out.liquidity =
+    x.isMaker === true ? LIQUIDITY.Maker : x.isMaker === false ? LIQUIDITY.Taker : LIQUIDITY.Unknown;
   return out;
 }

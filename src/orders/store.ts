@@ -34,6 +34,8 @@ export interface FillReport {
    * from a cumulative order record that record's update time (the venue says no more); 0 = unknown.
    */
   venueMs: number;
+  /** Maker / taker from the execution record (`LIQUIDITY`); 0 when unknown or synthesized. */
+  liquidity: number;
 }
 
 /** Receives every change. One object with methods; called synchronously inside `apply`. */
@@ -139,6 +141,7 @@ export class OrderStore {
     synthetic: false,
     tsNs: 0,
     venueMs: 0,
+    liquidity: 0,
   };
   /** Totals: events applied, status changes, fills, overfills, events for unknown orders. */
   readonly stats = { events: 0, transitions: 0, fills: 0, overfills: 0, unknownOrder: 0 };
@@ -518,6 +521,7 @@ export class OrderStore {
     f.fee = fee;
     f.synthetic = id === "";
     f.tsNs = ev.tsNs;
+    f.liquidity = ev.liquidity;
     this.noteLastFill(o, f, ev.venueMs);
     this.listener.onFill(o, f);
   }
@@ -545,6 +549,7 @@ export class OrderStore {
     f.fee = ev.fee > feesBefore ? ev.fee - feesBefore : 0;
     f.synthetic = true;
     f.tsNs = ev.tsNs;
+    f.liquidity = 0;
     this.noteLastFill(o, f, ev.venueMs);
     this.listener.onFill(o, f);
   }
