@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Ev, OrderStore, OrderStoreError, Source, Status } from "../../src/orders/index.js";
+import { Ev, LIQUIDITY, OrderStore, OrderStoreError, Source, Status } from "../../src/orders/index.js";
 import { ev, req, storeWithRecorder } from "./helpers.js";
 
 describe("OrderStore: creation and indexes", () => {
@@ -388,5 +388,25 @@ describe("OrderStore: a rejection verdict overturned by the venue (issue 17, cau
     );
     expect(o).toMatchObject({ status: Status.Filled, filledLots: 10, exchangeId: "XF" });
     expect(store.liveOrders(1)).toHaveLength(0);
+  });
+});
+
+describe("OrderStore: maker / taker travels on the event", () => {
+  it("an execution's liquidity reaches the fill report; a synthesized fill says unknown", () => {
+    const { store, rec } = storeWithRecorder();
+    const o = store.create(req(1, 10));
+    store.ackCreate(o.clientId, "XM");
+    const maker = ev(Ev.Fill, { exchangeId: "XM", execId: "m1", lots: 2, pxTicks: 1000 }, Source.Stream);
+    maker.liquidity = LIQUIDITY.Maker;
+    store.apply(maker);
+    const taker = ev(Ev.Fill, { exchangeId: "XM", execId: "t1", lots: 3, pxTicks: 1000 }, Source.Stream);
+    taker.liquidity = LIQUIDITY.Taker;
+    store.apply(taker);
+    store.apply(ev(Ev.VenuePartiallyFilled, { exchangeId: "XM", cumLots: 7 }, Source.Poll));
+    expect(rec.fills.map((f) => [f.execId, f.liquidity])).toEqual([
+      ["m1", LIQUIDITY.Maker],
+      ["t1", LIQUIDITY.Taker],
+      ["XM:7", LIQUIDITY.Unknown],
+    ]);
   });
 });
