@@ -28,6 +28,7 @@ import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter } from "../limits/index.js";
 import {
   type ApplyResult,
+  type CreateAnswer,
   type FillReport,
   type Order,
   type OrderEvent,
@@ -282,6 +283,10 @@ export class Engine implements GatewayEngine, OrderListener {
   }
 
   // ---------------------------------------------------------------- OrderListener
+
+  onCreateAnswer(o: Order, prev: Status, answer: CreateAnswer): void {
+    this.notifier.onCreateAnswer(o, prev, answer);
+  }
 
   onUpdate(o: Order, prev: Status, cause: Ev): void {
     this.notifier.onUpdate(o, prev, cause);

@@ -5,6 +5,7 @@
  */
 import {
   type ApplyResult,
+  CreateAnswer,
   type FillReport,
   type Order,
   type OrderEvent,
@@ -94,10 +95,63 @@ export class Notifier {
     return r;
   }
 
-  onUpdate(o: Order, prev: Status, _cause: Ev): void {
+  /**
+   * The store's report on a create still owed its answer: OutcomeUnknown once, then Ack (and an
+   * OrderUpdate when the order is already past New) or Reject. Orders this process did not take from a
+   * strategy (replayed, adopted) have no answer owed: their changes are plain updates.
+   */
+  onCreateAnswer(o: Order, prev: Status, answer: CreateAnswer): void {
+    if (this.closed(o, prev)) return;
+    const p = this.pending.get(o.clientId);
+    if (p === undefined) {
+      this.update(o, prev);
+      return;
+    }
     const m = this.d.metrics;
+    const owners = this.d.owners;
+    switch (answer) {
+      case CreateAnswer.Pending:
+        return;
+      case CreateAnswer.Unknown:
+        if (!p.unknownSent) {
+          p.unknownSent = true;
+          m.outcomes.unknown.inc();
+          owners.toOwner(
+            o,
+            "OutcomeUnknown",
+            unknownBody(o, UnknownOp.NewOrder, "create outcome unknown; resolving by client id"),
+            p.recvNs,
+          );
+        }
+        return;
+      case CreateAnswer.Rejected:
+        this.pending.delete(o.clientId);
+        if (!p.silent) {
+          m.outcomes.rejected_venue.inc();
+          owners.toOwner(
+            o,
+            "Reject",
+            rejectBody(o.clientOrderNo, "VenueRejected", o.rejectReason.slice(0, 64) || undefined),
+            p.recvNs,
+          );
+        }
+        return;
+      case CreateAnswer.Acked:
+        this.sendAck(o, p);
+        if (o.status !== Status.New) this.sendUpdate(o);
+        return;
+    }
+  }
+
+  onUpdate(o: Order, prev: Status, _cause: Ev): void {
+    if (!this.closed(o, prev)) this.update(o, prev);
+  }
+
+  /** Bookkeeping of every change (risk, outcome counters); true while replaying (nothing is sent). */
+  private closed(o: Order, prev: Status): boolean {
     const st = o.status;
     if (TERMINAL[st] && !TERMINAL[prev]) {
+      const m = this.d.metrics;
       this.d.risk.onClosed(o.clientId);
       if (st === Status.Filled) m.outcomes.filled.inc();
       else if (st === Status.Cancelled) m.outcomes.cancelled.inc();
@@ -113,46 +167,18 @@ export class Notifier {
         qtyLots: o.qtyLots,
       });
     }
-    if (this.d.run.replaying) {
-      if (TERMINAL[st]) this.pending.delete(o.clientId);
-      return;
-    }
-    const owners = this.d.owners;
-    const p = this.pending.get(o.clientId);
-    if (p !== undefined) {
-      if (st === Status.PendingNew) return;
-      if (st === Status.Unknown) {
-        if (!p.unknownSent) {
-          p.unknownSent = true;
-          m.outcomes.unknown.inc();
-          owners.toOwner(
-            o,
-            "OutcomeUnknown",
-            unknownBody(o, UnknownOp.NewOrder, "create outcome unknown; resolving by client id"),
-            p.recvNs,
-          );
-        }
-        return;
-      }
-      this.pending.delete(o.clientId);
-      if (st === Status.Rejected && o.exchangeId === "") {
-        if (!p.silent) {
-          m.outcomes.rejected_venue.inc();
-          owners.toOwner(
-            o,
-            "Reject",
-            rejectBody(o.clientOrderNo, "VenueRejected", o.rejectReason.slice(0, 64) || undefined),
-            p.recvNs,
-          );
-        }
-        return;
-      }
-      this.sendAck(o, p);
-      if (st === Status.New) return;
-    } else if (WIRE_STATUS[prev] === WIRE_STATUS[st]) {
-      return; // CancellationRaised after PendingCancel: nothing new for the strategy
-    }
-    owners.toOwner(o, "OrderUpdate", updateBody(o, this.d.book.byId(o.instrumentId), this.updScratch));
+    if (!this.d.run.replaying) return false;
+    if (TERMINAL[st]) this.pending.delete(o.clientId);
+    return true;
+  }
+
+  private update(o: Order, prev: Status): void {
+    // CancellationRaised after PendingCancel: nothing new for the strategy.
+    if (WIRE_STATUS[prev] !== WIRE_STATUS[o.status]) this.sendUpdate(o);
+  }
+
+  private sendUpdate(o: Order): void {
+    this.d.owners.toOwner(o, "OrderUpdate", updateBody(o, this.d.book.byId(o.instrumentId), this.updScratch));
     this.stamp();
   }
 

@@ -53,6 +53,8 @@ export interface Order {
   overfilled: boolean;
   /** A cancel asked for while the create was unanswered; sent once the exchange id is known. */
   cancelHeld: boolean;
+  /** The create has had its definite answer (acked or rejected); until then changes go to onCreateAnswer. */
+  createAnswered: boolean;
   /** Reason text of a reject, when any. */
   rejectReason: string;
   // Monotonic ns timestamps (0 = not yet).
@@ -123,6 +125,7 @@ export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): O
     lastFillMs: 0,
     overfilled: false,
     cancelHeld: false,
+    createAnswered: false,
     rejectReason: "",
     receivedNs: nowNs,
     sentNs: 0,

@@ -38,8 +38,27 @@ export interface FillReport {
   liquidity: number;
 }
 
+/** How a create stands while its definite answer is still owed (see OrderListener.onCreateAnswer). */
+export const CreateAnswer = {
+  /** Back to PendingNew (a same-id resend): nothing new to tell. */
+  Pending: 0,
+  /** The outcome is ambiguous (timeout, reset, 5xx): resolving by client id. */
+  Unknown: 1,
+  /** The venue has it (an exchange id): acked, possibly already past New. */
+  Acked: 2,
+  /** Definitely refused, never placed (no exchange id). */
+  Rejected: 3,
+} as const;
+export type CreateAnswer = (typeof CreateAnswer)[keyof typeof CreateAnswer];
+
 /** Receives every change. One object with methods; called synchronously inside `apply`. */
 export interface OrderListener {
+  /**
+   * A status change of an order whose create has not had its definite answer yet (instead of
+   * onUpdate): the store says which answer it is. After Acked or Rejected, changes go to onUpdate.
+   * A listener without it gets every change through onUpdate.
+   */
+  onCreateAnswer?(order: Order, prev: Status, answer: CreateAnswer): void;
   onUpdate(order: Order, prev: Status, cause: Ev): void;
   onFill(order: Order, fill: FillReport): void;
   /** A held cancel became sendable (create acked): the store is now PendingCancel; send the cancel. */
@@ -97,6 +116,7 @@ export class OrderStoreError extends Error {
 }
 
 const NOOP_LISTENER: OrderListener = {
+  onCreateAnswer() {},
   onUpdate() {},
   onFill() {},
   onCancelReleased() {},
@@ -597,8 +617,21 @@ export class OrderStore {
       if (o.status === Status.CancellationRaised || o.status === Status.ExpirationRaised)
         o.cancelHeld = false;
     }
-    this.listener.onUpdate(o, prev, cause);
+    const l = this.listener;
+    if (o.createAnswered) l.onUpdate(o, prev, cause);
+    else if (l.onCreateAnswer === undefined) {
+      this.createAnswer(o);
+      l.onUpdate(o, prev, cause);
+    } else l.onCreateAnswer(o, prev, this.createAnswer(o));
     this.releaseHeldCancel(o, ts);
+  }
+
+  private createAnswer(o: Order): CreateAnswer {
+    const st = o.status;
+    if (st === Status.PendingNew) return CreateAnswer.Pending;
+    if (st === Status.Unknown) return CreateAnswer.Unknown;
+    o.createAnswered = true;
+    return st === Status.Rejected && o.exchangeId === "" ? CreateAnswer.Rejected : CreateAnswer.Acked;
   }
 
   private releaseHeldCancel(o: Order, ts: number): void {
