@@ -6,8 +6,6 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import type { DeepPartial, SimHandle, SimOptions } from "../../sim/index.js";
-import { startSimNats, startSimulator } from "../../sim/index.js";
 import { KeyError, type KeyPair, loadKeyPair } from "../auth/keys.js";
 import { generateKeyHex } from "../commands/keygen.js";
 import type { Config } from "../config/load.js";
@@ -23,6 +21,12 @@ import type { RiskConfig } from "../risk/config.js";
 import { RiskGate } from "../risk/riskGate.js";
 import { HFT_NATS_URL, type HftPrivateStream, type OrderSync } from "../streams/index.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
+import {
+  type EmbeddedVenue,
+  type EmbeddedVenueOptions,
+  startEmbeddedNats,
+  startEmbeddedVenue,
+} from "./embeddedVenue.js";
 import { Engine } from "./engine.js";
 import type { FeedContext } from "./feedContext.js";
 import { healthReply, metricsReply } from "./health.js";
@@ -42,7 +46,7 @@ export interface StartOptions {
   /** Logger to use (default: one from `config.log`). */
   logger?: Logger;
   /** Extra simulator options for venue `sim` (tests: synthetic market off, faults, delays). */
-  sim?: DeepPartial<SimOptions>;
+  sim?: EmbeddedVenueOptions;
   /** Risk overrides beyond the config knobs (tests). */
   risk?: Partial<RiskConfig>;
   /**
@@ -70,7 +74,7 @@ export interface EngineHandle {
   readonly referencePrices: ReferencePrices;
   readonly journal: Journal | undefined;
   /** The embedded simulator (venue `sim`), else undefined. */
-  readonly sim: SimHandle | undefined;
+  readonly sim: EmbeddedVenue | undefined;
   /** ws://host:port/v1/ws */
   readonly url: string;
   /** http://host:port (serves /health and /metrics) */
@@ -129,7 +133,7 @@ async function boot(
   }
   // 1. keys and venue
   let keys: KeyPair;
-  let sim: SimHandle | undefined;
+  let sim: EmbeddedVenue | undefined;
   let spotBase = config.venue.spotBaseUrl;
   let hftBase = config.venue.hftBaseUrl;
   let streamBase = config.venue.streamUrl;
@@ -139,23 +143,16 @@ async function boot(
     // A caller (test) may bring its own server through the simulator options.
     const given = opts.sim?.nats?.url;
     const nats =
-      config.streams.hftNats.enabled && given === undefined ? await startSimNats(config.sim.nats) : undefined;
+      config.streams.hftNats.enabled && given === undefined
+        ? await startEmbeddedNats(config.sim.nats)
+        : undefined;
     if (nats !== undefined) cleanups.push(() => nats.server.stop());
     hftNatsUrl = config.streams.hftNats.enabled ? (given ?? nats?.server.wsUrl) : undefined;
     stopNats = nats !== undefined ? () => nats.server.stop() : undefined;
     const kp = config.keys.secretKey ? undefined : generateKeyHex();
     if (kp) registerSecret(kp.secretKey);
     keys = kp ? loadKeyPair(kp.secretKey) : loadKeys(config);
-    sim = await startSimulator({
-      host: "127.0.0.1",
-      port: config.sim.port,
-      seed: config.sim.seed,
-      apiKeys: [keys.apiKey],
-      ...(config.sim.adminPort >= 0 ? { adminPort: config.sim.adminPort } : {}),
-      ...(nats !== undefined ? { nats: nats.sim } : {}),
-      ...opts.sim,
-      market: { synthetic: config.sim.syntheticMarket, tickMs: config.sim.tickMs, ...opts.sim?.market },
-    });
+    sim = await startEmbeddedVenue(config, keys.apiKey, nats?.sim, opts.sim);
     const s = sim;
     cleanups.push(() => s.stop());
     spotBase = hftBase = streamBase = sim.baseUrl;
