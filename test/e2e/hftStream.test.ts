@@ -11,7 +11,7 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { NatsGrant } from "../../sim/index.js";
-import { findNatsServer, NatsServer } from "../../sim/natsServer.js";
+import { findNatsServer, NatsServer } from "../../sim/index.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
 import type { StreamsFeed } from "../../src/engine/streamsFeed.js";

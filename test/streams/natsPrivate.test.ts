@@ -8,7 +8,7 @@
 import { type NatsConnection, wsconnect } from "@nats-io/nats-core";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { findNatsServer, NatsServer, type NatsUser } from "../../sim/natsServer.js";
+import { findNatsServer, NatsServer, type NatsUser } from "../../sim/index.js";
 import { Status } from "../../src/orders/index.js";
 import type { RestClient } from "../../src/rest/client.js";
 import type { V5Execution, V5List, V5OrderRecord } from "../../src/rest/wire.js";

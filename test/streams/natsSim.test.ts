@@ -6,7 +6,7 @@
  * comes back. Skipped when no nats-server binary is installed (CI installs it).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { findNatsServer, NatsServer } from "../../sim/natsServer.js";
+import { findNatsServer, NatsServer } from "../../sim/index.js";
 import { Status } from "../../src/orders/index.js";
 import type { RestClient } from "../../src/rest/client.js";
 import type { V5Execution } from "../../src/rest/wire.js";
