@@ -171,8 +171,7 @@ export function compareCrashTruth(i: CrashTruthInput): CrashFindings {
         f.fillMismatches.set(`${key}:exec`, `${key}: executions unknown to the venue: ${foreign.join(",")}`);
     }
   }
-  if (s.duplicateFills > 0)
-    f.duplicated.set("fills", `${s.duplicateFills} Fill(s) with an execution id seen before`);
+  for (const d of s.duplicateFillIds) f.duplicated.set(`fill:${d}`, `Fill repeated: ${d}`);
   for (const o of i.venue.orders) {
     if (knownIds.has(o.id) || byClient.get(o.clientId)![0] !== o) continue;
     const n = i.clOrdNoOf.get(o.clientId);

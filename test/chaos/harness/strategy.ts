@@ -30,6 +30,8 @@ export class Strategy {
   readonly placed: number[] = [];
   readonly errors: Body<"Error">[] = [];
   duplicateFills = 0;
+  /** `#clOrdNo execId` of every repeated Fill. */
+  readonly duplicateFillIds: string[] = [];
   /** Sequence gaps the client saw ([expected, got]). */
   readonly gaps: Array<[number, number]> = [];
   /** Reconnects that could not resume (the gateway no longer held the missed messages). */
@@ -74,7 +76,10 @@ export class Strategy {
     });
     c.on("fill", (b) => {
       const t = this.entry(b.clOrdNo);
-      if (t.execIds.has(b.execId)) this.duplicateFills++;
+      if (t.execIds.has(b.execId)) {
+        this.duplicateFills++;
+        this.duplicateFillIds.push(`#${b.clOrdNo} ${b.execId}`);
+      }
       t.execIds.add(b.execId);
       t.execLots.set(b.execId, b.qtyLots);
       t.fills++;
