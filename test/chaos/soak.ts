@@ -32,6 +32,7 @@ const COLUMNS: Array<[string, (r: KillReport[]) => string]> = [
   ["rejected at venue", (r) => sum(r, (x) => x.rejectedAtVenue)],
   ["seq gaps/dups", (r) => sum(r, (x) => x.seqGaps + x.seqDuplicates)],
   ["resume lost", (r) => sum(r, (x) => x.resumeLost)],
+  ["late creates landed", (r) => sum(r, (x) => x.lateCreates.landed)],
   ["failed seeds", (r) => String(r.filter((x) => problems(x) > 0).length)],
 ];
 
@@ -78,7 +79,7 @@ async function main(): Promise<number> {
         `${sc.name} seed ${seed}: ${r.orders} orders, ${r.kills} kills, ${r.venueOrders} at the venue, ` +
           `lost ${r.lost} dup ${r.duplicated} fill ${r.fillMismatches} state ${r.stateMismatches} ` +
           `rejected@venue ${r.rejectedAtVenue} gaps ${r.seqGaps + r.seqDuplicates} resumeLost ${r.resumeLost}` +
-          ` (${(r.ms / 1000).toFixed(1)} s)${p > 0 ? " FAIL" : ""}${r.keptDir ? ` journal kept in ${r.keptDir}` : ""}\n`,
+          ` rejects ${JSON.stringify(r.rejects)} (${(r.ms / 1000).toFixed(1)} s)${p > 0 ? " FAIL" : ""}${r.keptDir ? ` journal kept in ${r.keptDir}` : ""}\n`,
       );
       for (const d of r.details.slice(0, 8)) process.stdout.write(`    ${d}\n`);
       if (r.details.length > 8) process.stdout.write(`    … ${r.details.length - 8} more\n`);
