@@ -10,7 +10,7 @@ import { type Order, type OrderStore, TERMINAL } from "../orders/index.js";
 import { Ev as EV } from "../orders/status.js";
 import { monoNs } from "../protocol/clock.js";
 import { CancelAllScope, CancelRejectReason } from "../protocol/schema.js";
-import type { RestClient } from "../rest/client.js";
+import type { PreparedRequest, RestClient } from "../rest/client.js";
 import {
   NetworkError,
   OutcomeUnknownError,
@@ -18,12 +18,12 @@ import {
   ResponseShapeError,
   ValidationError,
 } from "../rest/errors.js";
-import type { SpotOrderRecord, V5OrderAck } from "../rest/wire.js";
+import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import type { Account } from "./account.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
-import { recordFailure, type SpotRecordApplier } from "./venueAnswers.js";
+import { type AnswerRecordApplier, recordFailure } from "./venueAnswers.js";
 import { CANCEL_REASON, cancelRejectBody } from "./wireMap.js";
 
 export interface CancelOptions {
@@ -39,7 +39,8 @@ export interface CancelPathDeps {
   store: OrderStore;
   owners: Owners;
   account: Account;
-  spotRecords: SpotRecordApplier;
+  answerRecords: AnswerRecordApplier;
+  surfaces: Surfaces;
   run: RunState;
   options: CancelOptions;
   /** Asks the venue about an order soon (after a cancel answer or refusal). */
@@ -116,7 +117,7 @@ export class CancelPath {
 
   private send(o: Order): void {
     if (this.d.run.replaying) return;
-    const cls: LimitClass = o.surface === "spot" ? "spot.cancel" : "hft.cancel";
+    const cls: LimitClass = surfaceOf(this.d.surfaces, o).classOf("cancel");
     const lim = this.d.limiter?.acquire(cls, "cancel", this.d.options.cancelWaitMs);
     if (lim === undefined || lim.status === "granted") this.sendNow(o, cls);
     else if (lim.status === "rejected") this.throttled(o, lim);
@@ -147,16 +148,9 @@ export class CancelPath {
   /** Sends one cancel request for an order already in PendingCancel (also the resolver's resend). */
   sendNow(o: Order, cls: LimitClass): void {
     const d = this.d;
-    let req: ReturnType<RestClient["prepareSpotCancel"]>;
+    let req: PreparedRequest;
     try {
-      req =
-        o.surface === "spot"
-          ? d.client.prepareSpotCancel(o.exchangeId)
-          : d.client.prepareHftCancel({
-              category: d.options.hftCategory,
-              symbol: o.symbol,
-              orderId: o.exchangeId,
-            });
+      req = surfaceOf(d.surfaces, o).prepareCancel(o);
     } catch (err) {
       this.failed(o, cls, err, 0);
       return;
@@ -169,13 +163,13 @@ export class CancelPath {
     });
     d.metrics.cancelsSent.inc();
     const sent = monoNs();
-    d.client.send<V5OrderAck | SpotOrderRecord>(req).then(
+    d.client.send<unknown>(req).then(
       (res) => this.answered(o, cls, res, sent),
       (err) => this.failed(o, cls, err, sent),
     );
   }
 
-  private answered(o: Order, cls: LimitClass, res: V5OrderAck | SpotOrderRecord, sentNs: number): void {
+  private answered(o: Order, cls: LimitClass, res: unknown, sentNs: number): void {
     const d = this.d;
     if (d.run.dead) return;
     const rtt = monoNs() - sentNs;
@@ -189,10 +183,9 @@ export class CancelPath {
       body: JSON.stringify(res),
     });
     d.store.cancelOutcome(o.clientId, EV.CancelAcked);
-    if (o.surface === "spot") {
-      const rec = res as SpotOrderRecord;
-      if (rec?.status !== "CANCELLATION_RAISED" || (rec.executed_qty ?? 0) > 0) d.spotRecords.apply(o, rec);
-    }
+    const s = surfaceOf(d.surfaces, o);
+    const rec = s.parseCancel(res);
+    if (rec !== undefined) d.answerRecords.apply(o, s, rec);
     // [assumed] the final Cancelled comes from the feed or a query; ask soon rather than wait a poll.
     if (!TERMINAL[o.status]) d.resolveSoon(o);
   }

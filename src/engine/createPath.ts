@@ -10,7 +10,7 @@ import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
 import { type Order, type OrderStore, TERMINAL } from "../orders/index.js";
 import { monoNs } from "../protocol/clock.js";
-import type { RestClient } from "../rest/client.js";
+import type { PreparedRequest, RestClient } from "../rest/client.js";
 import {
   InvalidRequestError,
   NetworkError,
@@ -19,15 +19,15 @@ import {
   ResponseShapeError,
   ValidationError,
 } from "../rest/errors.js";
-import type { SpotOrderRecord, V5OrderAck } from "../rest/wire.js";
 import type { RiskGate } from "../risk/riskGate.js";
+import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import { type Account, EAGER_QUERY_CREDIT } from "./account.js";
 import type { InstrumentBook, InstrumentEntry } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { Notifier } from "./notifier.js";
 import type { Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
-import { recordFailure, recordThrottled, type SpotRecordApplier } from "./venueAnswers.js";
+import { type AnswerRecordApplier, recordFailure, recordThrottled } from "./venueAnswers.js";
 import {
   RISK_TO_CODE,
   rejectBody,
@@ -57,7 +57,9 @@ export interface CreatePathDeps {
   owners: Owners;
   notifier: Notifier;
   account: Account;
-  spotRecords: SpotRecordApplier;
+  answerRecords: AnswerRecordApplier;
+  /** The venue surfaces: how an order is prepared and its answer read. */
+  surfaces: Surfaces;
   run: RunState;
   options: CreateOptions;
   /** New orders are refused (retryable) while this says the venue state is not trusted yet. */
@@ -172,7 +174,7 @@ export class CreatePath {
       tif,
       reason: `no=${cmd.clOrdNo};inst=${e.key};pos=${order.positionIdx}`,
     });
-    const cls: LimitClass = inst.surface === "spot" ? "spot.create" : "hft.create";
+    const cls: LimitClass = d.surfaces[inst.surface].classOf("create");
     const lim = d.limiter?.acquire(cls, "create", d.options.createWaitMs);
     if (lim === undefined || lim.status === "granted") {
       this.send(order, e, priceText, qtyText, 1);
@@ -231,36 +233,9 @@ export class CreatePath {
   send(o: Order, e: InstrumentEntry, priceText: string, qtyText: string, attempt: number): void {
     const d = this.d;
     const t0 = monoNs();
-    let req: ReturnType<RestClient["prepareHftCreate"]>;
+    let req: PreparedRequest;
     try {
-      req =
-        o.surface === "hft"
-          ? d.client.prepareHftCreate(
-              {
-                category: d.options.hftCategory,
-                symbol: o.symbol,
-                side: o.side,
-                orderType: o.type,
-                qty: qtyText,
-                price: o.type === "limit" ? priceText : undefined,
-                positionIdx: o.positionIdx,
-                timeInForce: o.tif,
-                orderLinkId: o.clientId,
-              },
-              e.orderGrid,
-            )
-          : d.client.prepareSpotCreate(
-              {
-                symbol: o.symbol,
-                side: o.side,
-                price: priceText,
-                quantity: qtyText,
-                exchange: e.inst.venue,
-                clientOrderId: o.clientId,
-                expirySeconds: d.options.spotExpirySeconds,
-              },
-              e.orderGrid,
-            );
+      req = surfaceOf(d.surfaces, o).prepareCreate(o, priceText, qtyText, e.orderGrid, e.inst.venue);
     } catch (err) {
       // Local validation or the clock guard: nothing was sent.
       this.failed(o, err, 0);
@@ -276,19 +251,19 @@ export class CreatePath {
     });
     d.store.markSent(o.clientId);
     const sent = monoNs();
-    d.client.send<V5OrderAck | SpotOrderRecord>(req).then(
+    d.client.send<unknown>(req).then(
       (res) => this.answered(o, res, sent),
       (err) => this.failed(o, err, sent),
     );
   }
 
-  private answered(o: Order, res: V5OrderAck | SpotOrderRecord, sentNs: number): void {
+  private answered(o: Order, res: unknown, sentNs: number): void {
     const d = this.d;
     if (d.run.dead) return;
     d.notifier.clearTap();
     const rtt = monoNs() - sentNs;
     d.metrics.exchangeRtt.record(rtt);
-    const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
+    const cls: LimitClass = surfaceOf(d.surfaces, o).classOf("create");
     d.limiter?.reportOutcome(cls, 200);
     d.journal?.response({
       clientId: o.clientId,
@@ -297,40 +272,33 @@ export class CreatePath {
       latencyUs: Math.round(rtt / 1000),
       body: JSON.stringify(res),
     });
-    if (o.surface === "hft") {
-      const id = (res as V5OrderAck).orderId;
-      if (typeof id !== "string" || id === "") {
-        this.failed(o, new ResponseShapeError("create ack without orderId", "hft.createOrder", 200), 0);
-        return;
-      }
-      d.store.ackCreate(o.clientId, id);
-      // HFT has no push stream yet: an order that may have traded at once is asked about now rather
-      // than at the next poll, when the query budget has room (IOC/FOK/market always do).
-      if (
-        d.options.hftQueryAfterAck !== false &&
-        !TERMINAL[o.status] &&
-        (o.tif !== "GTC" ||
-          o.type === "market" ||
-          (d.limiter?.credit("hft.query") ?? 50) >= EAGER_QUERY_CREDIT)
-      ) {
-        d.resolveSoon(o);
-      }
+    const s = surfaceOf(d.surfaces, o);
+    const answer = s.parseCreate(res);
+    if (answer.exchangeId === "") {
+      this.failed(o, new ResponseShapeError("create answer without an order id", s.createEndpoint, 200), 0);
       return;
     }
-    const rec = res as SpotOrderRecord;
-    if (typeof rec?.order_id !== "string" || rec.order_id === "") {
-      this.failed(o, new ResponseShapeError("create answer without order_id", "spot.createOrder", 200), 0);
-      return;
+    d.store.ackCreate(o.clientId, answer.exchangeId);
+    if (answer.record !== undefined) d.answerRecords.apply(o, s, answer.record);
+    // An answer with ids only: an order that may have traded at once is asked about now rather than
+    // at the next poll, when the query budget has room (IOC/FOK/market always do).
+    if (
+      s.queryAfterAck &&
+      d.options.hftQueryAfterAck !== false &&
+      !TERMINAL[o.status] &&
+      (o.tif !== "GTC" ||
+        o.type === "market" ||
+        (d.limiter?.credit(s.classOf("query")) ?? 50) >= EAGER_QUERY_CREDIT)
+    ) {
+      d.resolveSoon(o);
     }
-    d.store.ackCreate(o.clientId, rec.order_id);
-    if (rec.status !== "OPEN" || (rec.executed_qty ?? 0) > 0) d.spotRecords.apply(o, rec);
   }
 
   private failed(o: Order, err: unknown, sentNs: number): void {
     const d = this.d;
     if (d.run.dead) return;
     d.notifier.clearTap();
-    const cls: LimitClass = o.surface === "spot" ? "spot.create" : "hft.create";
+    const cls: LimitClass = surfaceOf(d.surfaces, o).classOf("create");
     recordFailure(d.limiter, d.journal, o, "create", cls, err, sentNs);
     if (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError) {
       // Ambiguity is a state: resolve by client id, never report a rejection, never re-send under a new id.

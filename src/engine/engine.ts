@@ -41,6 +41,9 @@ import { type Body, CancelAllScope, QueryScope } from "../protocol/schema.js";
 import type { RestClient } from "../rest/client.js";
 import type { V5Position } from "../rest/wire.js";
 import type { RiskGate } from "../risk/riskGate.js";
+import { HftSurface } from "../venue/hft.js";
+import { SpotSurface } from "../venue/spot.js";
+import type { Surfaces } from "../venue/surface.js";
 import { Account } from "./account.js";
 import { CancelPath } from "./cancelPath.js";
 import { Control } from "./control.js";
@@ -50,7 +53,7 @@ import type { EngineMetrics } from "./metrics.js";
 import { Notifier } from "./notifier.js";
 import { Owners } from "./owners.js";
 import { RunState } from "./runState.js";
-import { SpotRecordApplier } from "./venueAnswers.js";
+import { AnswerRecordApplier } from "./venueAnswers.js";
 import { updateBody } from "./wireMap.js";
 
 export interface EngineOptions {
@@ -131,7 +134,12 @@ export class Engine implements GatewayEngine, OrderListener {
       run,
     });
     this.notifier = notifier;
-    const spotRecords = new SpotRecordApplier(d.instruments, store, d.metrics);
+    const answerRecords = new AnswerRecordApplier(d.instruments, store, d.metrics);
+    // The venue surfaces the command path speaks to (a further venue API is a third entry).
+    const surfaces: Surfaces = {
+      spot: new SpotSurface(d.client, d.options.spotExpirySeconds),
+      hft: new HftSurface(d.client, d.options.hftCategory),
+    };
     const common = { client: d.client, limiter: d.limiter, journal: d.journal, metrics: d.metrics };
     this.creates = new CreatePath({
       ...common,
@@ -142,7 +150,8 @@ export class Engine implements GatewayEngine, OrderListener {
       owners,
       notifier,
       account,
-      spotRecords,
+      answerRecords,
+      surfaces,
       run,
       options: d.options,
       ready: () => this.readyGate(),
@@ -153,7 +162,8 @@ export class Engine implements GatewayEngine, OrderListener {
       store,
       owners,
       account,
-      spotRecords,
+      answerRecords,
+      surfaces,
       run,
       options: d.options,
       resolveSoon,

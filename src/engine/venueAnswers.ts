@@ -4,7 +4,6 @@ import { REFUSED_LOCALLY } from "../journal/records.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter } from "../limits/index.js";
 import {
-  eventFromSpotOrder,
   newEvent,
   type Order,
   type OrderEvent,
@@ -21,7 +20,7 @@ import {
   RestError,
   ValidationError,
 } from "../rest/errors.js";
-import type { SpotOrderRecord } from "../rest/wire.js";
+import type { VenueSurface } from "../venue/surface.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 
@@ -69,7 +68,8 @@ export function recordThrottled(journal: Journal | undefined, o: Order, reason: 
 }
 
 /** Applies the Spot order record a create or cancel answer carries (it may already show fills). */
-export class SpotRecordApplier {
+/** A record carried by a create or cancel answer (Spot), applied as a REST outcome. */
+export class AnswerRecordApplier {
   private readonly ev: OrderEvent = newEvent();
   constructor(
     private readonly book: InstrumentBook,
@@ -77,11 +77,11 @@ export class SpotRecordApplier {
     private readonly metrics: EngineMetrics,
   ) {}
 
-  apply(o: Order, rec: SpotOrderRecord): void {
+  apply(o: Order, surface: VenueSurface, rec: unknown): void {
     const e = this.book.byId(o.instrumentId);
     if (e === undefined) return;
     try {
-      eventFromSpotOrder(rec, e.grid, Source.Rest, storeNs(), this.ev);
+      surface.normalize(rec, e.grid, Source.Rest, storeNs(), this.ev);
     } catch {
       this.metrics.invalidEvents.inc();
       return;

@@ -26,6 +26,8 @@ const MAX_PAGES = 5;
 export class HftSurface implements VenueSurface<V5OrderRecord> {
   readonly kind = "hft" as const;
   readonly journalTag = "hft";
+  readonly createEndpoint = "hft.createOrder" as const;
+  readonly queryAfterAck = true;
 
   constructor(
     private readonly client: RestClient,

@@ -27,6 +27,8 @@ const PAGE = 500;
 export class SpotSurface implements VenueSurface<SpotOrderRecord> {
   readonly kind = "spot" as const;
   readonly journalTag = "spot";
+  readonly createEndpoint = "spot.createOrder" as const;
+  readonly queryAfterAck = false;
 
   constructor(
     private readonly client: RestClient,

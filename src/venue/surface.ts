@@ -8,6 +8,7 @@
 import type { Surface } from "../domain/types.js";
 import type { LimitClass } from "../limits/index.js";
 import type { Grid, Order, OrderEvent, Source, Status } from "../orders/index.js";
+import type { EndpointId } from "../rest/catalogue.js";
 import type { PreparedRequest } from "../rest/client.js";
 import type { OrderGrid } from "../rest/orderParams.js";
 
@@ -34,6 +35,13 @@ export interface VenueSurface<R = unknown> {
   classOf(op: SurfaceOp): LimitClass;
   /** Journal `evt.source` prefix of this surface's order records (`spot`, `hft`). */
   readonly journalTag: string;
+  /** The create endpoint (named in errors about its answers). */
+  readonly createEndpoint: EndpointId;
+  /**
+   * The create's answer carries ids only (no fill state): an order that may have traded at once is
+   * asked about right after its ack rather than at the next poll.
+   */
+  readonly queryAfterAck: boolean;
 
   // ---- the command path ----
   /** Signs and builds the create with the order's client id (throws a typed error on bad input). */
