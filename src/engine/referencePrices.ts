@@ -101,9 +101,10 @@ export class ReferencePrices {
     const e = this.spotByKey.get(t.key);
     if (e === undefined) return;
     const twoSided = t.bid > 0 && t.ask > 0;
-    // The newer of the last trade and the mid: a quiet pair's old print must not outlive its book.
-    const px =
-      t.lastTs > 0 && (t.lastTs >= t.bookTs || !twoSided) ? t.last : twoSided ? (t.bid + t.ask) / 2 : 0;
+    // The newer of the last trade and the mid: a quiet pair's old print must not outlive its book. A
+    // snapshot stamped the same millisecond as a print is the book after it, so the mid wins a tie.
+    const useMid = twoSided && t.bookTs >= t.lastTs;
+    const px = useMid ? (t.bid + t.ask) / 2 : t.lastTs > 0 ? t.last : 0;
     if (!(px > 0)) return;
     this.o.risk.setReferencePrice(e.inst.id, px / e.grid.tickNum);
     this.stats.spotUpdates++;

@@ -158,6 +158,38 @@ describe("Spot reference from the order-book stream (no trade yet)", () => {
     c.placeOrder({ instrumentId: btc, side: Side.Sell, priceTicks: ticks(t, btc, mid * 1.5), qtyLots: 10 });
     expect((await rej).text).toBe(RISK_REJECTS.PRICE_BAND);
   });
+
+  it("the newer of the last trade and the mid wins", async () => {
+    const btc = t.inst("coinswitchx", "BTC/INR");
+    const depth = async () => {
+      const d = await t.h.rest.client.call<{ bids: [string, string][]; asks: [string, string][] }>(
+        "spot.depth",
+        [
+          ["exchange", "coinswitchx"],
+          ["symbol", "BTC/INR"],
+        ],
+      );
+      return { bid: Number(d.bids[0]![0]), ask: Number(d.asks[0]![0]) };
+    };
+    const tick = Number(t.h.instruments.byId(btc)!.inst.tickSize);
+    // Someone sells into the best bid: the print is newer than the book the gateway holds.
+    const { bid } = await depth();
+    const other = otherAccount(t);
+    try {
+      await other.client.createSpotOrder(
+        { symbol: "BTC/INR", side: "sell", price: String(bid), quantity: "0.0001", exchange: "coinswitchx" },
+        t.h.instruments.byId(btc)!.orderGrid,
+      );
+      await until(() => t.h.risk.referencePrice(btc) === bid / tick, 3000, "trade as reference");
+      // The market moves and the venue pushes a new book: its mid is newer than the print.
+      t.h.sim!.market.step(3);
+      const now = await depth();
+      const mid = (now.bid + now.ask) / 2;
+      await until(() => Math.abs(t.h.risk.referencePrice(btc) - mid / tick) < 1e-6, 3000, "mid as reference");
+    } finally {
+      await other.stop();
+    }
+  });
 });
 
 /** No market data at all: every instrument is without a reference price. */
