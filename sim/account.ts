@@ -1,7 +1,7 @@
 /** A funded account (one API key): Spot balances, Spot and HFT orders, HFT margin and positions. */
 import type { SimOrder } from "./order.js";
 
-export interface Balance {
+export interface SimBalance {
   available: number;
   blocked: number;
 }
@@ -19,7 +19,7 @@ export interface Execution {
   leavesLots: number;
 }
 
-export interface Position {
+export interface SimPosition {
   symbol: string;
   positionIdx: 0 | 1 | 2;
   /** Signed size in lots: positive long, negative short. */
@@ -30,9 +30,9 @@ export interface Position {
   updatedAt: number;
 }
 
-export class Account {
+export class SimAccount {
   readonly apiKey: string;
-  readonly spot = new Map<string, Balance>();
+  readonly spot = new Map<string, SimBalance>();
   readonly spotOrders = new Map<string, SimOrder>();
   readonly spotByClient = new Map<string, SimOrder>();
   readonly spotList: SimOrder[] = [];
@@ -47,7 +47,7 @@ export class Account {
   /** 0 one-way, 3 hedge. */
   positionMode: 0 | 3 = 0;
   readonly leverage = new Map<string, { buy: number; sell: number }>();
-  readonly positions = new Map<string, Position>();
+  readonly positions = new Map<string, SimPosition>();
   tdsTotal = 0;
   readonly transferIds = new Set<string>();
   /** Wallet balance outside the HFT account, for transfers (USDT). */
@@ -61,7 +61,7 @@ export class Account {
     this.hftFunded = margin > 0;
   }
 
-  balance(cur: string): Balance {
+  balance(cur: string): SimBalance {
     let b = this.spot.get(cur);
     if (b === undefined) {
       b = { available: 0, blocked: 0 };

@@ -13,8 +13,8 @@
  *   POST   /accounts              {apiKey}
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import type { SimControl } from "./control.js";
 import type { FaultRule, StreamFaults } from "./faults.js";
+import type { SimControl } from "./simControl.js";
 
 function reply(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });

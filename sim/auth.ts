@@ -6,7 +6,7 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { signedMessage } from "../src/auth/signedMessage.js";
-import type { Account } from "./account.js";
+import type { SimAccount } from "./account.js";
 import type { SimOptions } from "./config.js";
 
 const SPKI_ED25519_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
@@ -15,7 +15,7 @@ const HEX128 = /^[0-9a-fA-F]{128}$/;
 const EPOCH = /^[0-9]{1,16}$/;
 const VERIFIED_CACHE = 4096;
 
-export type AuthResult = { ok: true; account: Account } | { ok: false; status: number; message: string };
+export type AuthResult = { ok: true; account: SimAccount } | { ok: false; status: number; message: string };
 
 const INVALID: AuthResult = { ok: false, status: 401, message: "Invalid Access" };
 
@@ -29,7 +29,7 @@ export function publicKeyFromHex(hex: string): KeyObject {
 }
 
 export class Verifier {
-  private readonly keys = new Map<string, { key: KeyObject; account: Account }>();
+  private readonly keys = new Map<string, { key: KeyObject; account: SimAccount }>();
   private readonly verified = new Map<string, { key: string; text: string }>();
   private readonly auth: SimOptions["auth"];
   /** Server clock (includes injected skew). */
@@ -40,7 +40,7 @@ export class Verifier {
     this.serverNow = serverNow;
   }
 
-  register(account: Account): void {
+  register(account: SimAccount): void {
     this.keys.set(account.apiKey, { key: publicKeyFromHex(account.apiKey), account });
   }
 

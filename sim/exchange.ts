@@ -4,17 +4,17 @@
  * HTTP handlers validate input and call in here with typed values; listeners get every change.
  */
 import type { SpotStatus, V5OrderStatus } from "../src/rest/wire.js";
-import { Account, type Execution, type Position } from "./account.js";
+import { type Execution, SimAccount, type SimPosition } from "./account.js";
 import { Book, type PublicTrade } from "./book.js";
 import type { SimOptions } from "./config.js";
-import { INSTRUMENTS, instrumentKey, priceStr, type SimInstrument } from "./instruments.js";
+import { bookKey, INSTRUMENTS, priceStr, type SimInstrument } from "./instruments.js";
 import { isSpotTerminal, isV5Open, type SimOrder, type SimTif } from "./order.js";
 import { Rng, uuidFrom } from "./rng.js";
 import type { SimClock } from "./simClock.js";
 
 export interface ExchangeListener {
-  spotOrder(account: Account, order: SimOrder): void;
-  spotBalance(account: Account): void;
+  spotOrder(account: SimAccount, order: SimOrder): void;
+  spotBalance(account: SimAccount): void;
   trade(book: Book, trade: PublicTrade): void;
   /** After each synthetic step (book snapshots are pushed then). */
   marketStep(): void;
@@ -22,8 +22,8 @@ export interface ExchangeListener {
 
 /** The HFT private streams (NATS): every order change and every execution of an account's HFT orders. */
 export interface HftStreamListener {
-  order(account: Account, order: SimOrder): void;
-  execution(account: Account, execution: Execution): void;
+  order(account: SimAccount, order: SimOrder): void;
+  execution(account: SimAccount, execution: Execution): void;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; status: number; code: number; message: string };
@@ -71,13 +71,13 @@ export class Exchange {
   private readonly bookByInst = new Map<SimInstrument, Book>();
   readonly spotBooks: Book[] = [];
   readonly hftBooks: Book[] = [];
-  readonly accounts = new Map<string, Account>();
+  readonly accounts = new Map<string, SimAccount>();
   readonly created: CreateCounters = { spot: 0, hft: 0, dedupedSpot: 0, dedupedHft: 0 };
   listener: ExchangeListener | undefined;
   hftListener: HftStreamListener | undefined;
   /** Installs an issued socket credential in the NATS server (when the sim controls its users). */
   socketGrant:
-    | ((a: Account, apiKey: string, signature: string, expires: number) => Promise<void>)
+    | ((a: SimAccount, apiKey: string, signature: string, expires: number) => Promise<void>)
     | undefined;
   private readonly rng: Rng;
   private readonly idRng: Rng;
@@ -92,7 +92,7 @@ export class Exchange {
     this.idRng = new Rng(opts.seed * 7919 + 17);
     for (const inst of INSTRUMENTS) {
       const b = new Book(inst);
-      this.books.set(instrumentKey(inst.surface, inst.venue, inst.symbol), b);
+      this.books.set(bookKey(inst.surface, inst.venue, inst.symbol), b);
       this.bookByInst.set(inst, b);
       (inst.surface === "spot" ? this.spotBooks : this.hftBooks).push(b);
     }
@@ -103,18 +103,18 @@ export class Exchange {
     }
   }
 
-  registerAccount(apiKeyHex: string): Account {
+  registerAccount(apiKeyHex: string): SimAccount {
     const key = apiKeyHex.toLowerCase();
     let a = this.accounts.get(key);
     if (a === undefined) {
-      a = new Account(key, this.opts.spot.balances, this.opts.hft.startingMargin);
+      a = new SimAccount(key, this.opts.spot.balances, this.opts.hft.startingMargin);
       this.accounts.set(key, a);
     }
     return a;
   }
 
   book(surface: "spot" | "hft", venue: string, symbol: string): Book | undefined {
-    return this.books.get(instrumentKey(surface, venue, symbol));
+    return this.books.get(bookKey(surface, venue, symbol));
   }
 
   /** The book an order rests in (orders name their instrument, not their book: no import cycle). */
@@ -123,13 +123,13 @@ export class Exchange {
   }
 
   /** The account that owns a (non-synthetic) order. */
-  private ownerOf(o: SimOrder): Account {
+  private ownerOf(o: SimOrder): SimAccount {
     return this.accounts.get(o.owner!)!;
   }
 
   // ---------------------------------------------------------------- Spot
 
-  spotCreate(acct: Account, req: SpotCreate): Result<SimOrder> {
+  spotCreate(acct: SimAccount, req: SpotCreate): Result<SimOrder> {
     if (req.clientId !== "") {
       const dup = acct.spotByClient.get(req.clientId);
       if (dup !== undefined) {
@@ -193,7 +193,7 @@ export class Exchange {
     return { ok: true, value: o };
   }
 
-  spotCancel(acct: Account, orderId: string): Result<SimOrder> {
+  spotCancel(acct: SimAccount, orderId: string): Result<SimOrder> {
     const o = acct.spotOrders.get(orderId);
     if (o === undefined) return fail(404, `Order not found: order_id ${orderId}`);
     switch (o.spotStatus) {
@@ -252,7 +252,7 @@ export class Exchange {
 
   // ---------------------------------------------------------------- HFT
 
-  hftCreate(acct: Account, req: HftCreate): Result<SimOrder> {
+  hftCreate(acct: SimAccount, req: HftCreate): Result<SimOrder> {
     if (req.clientId !== "") {
       const dup = acct.hftByLink.get(req.clientId);
       if (dup !== undefined) {
@@ -318,7 +318,7 @@ export class Exchange {
     return { ok: true, value: o };
   }
 
-  hftCancel(acct: Account, symbol: string, orderId: string, linkId: string): Result<SimOrder> {
+  hftCancel(acct: SimAccount, symbol: string, orderId: string, linkId: string): Result<SimOrder> {
     const o = orderId !== "" ? acct.hftOrders.get(orderId) : acct.hftByLink.get(linkId);
     if (
       o === undefined ||
@@ -339,7 +339,7 @@ export class Exchange {
    * and may cross and trade at once.
    */
   hftAmend(
-    acct: Account,
+    acct: SimAccount,
     symbol: string,
     orderId: string,
     linkId: string,
@@ -383,13 +383,13 @@ export class Exchange {
     this.closeOrder(o);
   }
 
-  leverageOf(acct: Account, symbol: string, buy: boolean): number {
+  leverageOf(acct: SimAccount, symbol: string, buy: boolean): number {
     const l = acct.leverage.get(symbol);
     if (l === undefined) return this.opts.hft.defaultLeverage;
     return buy ? l.buy : l.sell;
   }
 
-  hftHasOpen(acct: Account): boolean {
+  hftHasOpen(acct: SimAccount): boolean {
     for (const o of acct.hftOrders.values()) if (isV5Open(o.v5Status)) return true;
     for (const p of acct.positions.values()) if (p.lots !== 0) return true;
     return false;
@@ -398,7 +398,7 @@ export class Exchange {
   // ---------------------------------------------------------------- matching
 
   private newOrder(
-    acct: Account | null,
+    acct: SimAccount | null,
     book: Book,
     buy: boolean,
     market: boolean,
@@ -527,7 +527,7 @@ export class Exchange {
   }
 
   /** Signed-size position update; works for one-way (idx 0) and both hedge legs. */
-  private applyPosition(acct: Account, o: SimOrder, lots: number, price: number, now: number): void {
+  private applyPosition(acct: SimAccount, o: SimOrder, lots: number, price: number, now: number): void {
     const key = `${o.inst.symbol}:${o.positionIdx}`;
     let p = acct.positions.get(key);
     if (p === undefined) {
@@ -570,7 +570,7 @@ export class Exchange {
     if (l !== undefined && o.owner !== null) l.spotOrder(this.ownerOf(o), o);
   }
 
-  private emitBalance(a: Account): void {
+  private emitBalance(a: SimAccount): void {
     this.listener?.spotBalance(a);
   }
 
@@ -629,7 +629,7 @@ export class Exchange {
   }
 
   /** Prunes terminal orders beyond `keep` per account list (memory bound for long benchmark runs). */
-  prune(acct: Account, keep: number): void {
+  prune(acct: SimAccount, keep: number): void {
     for (const [list, byId, byClient, spot] of [
       [acct.spotList, acct.spotOrders, acct.spotByClient, true],
       [acct.hftList, acct.hftOrders, acct.hftByLink, false],
@@ -653,4 +653,4 @@ export class Exchange {
   }
 }
 
-export type { Position };
+export type { SimPosition };

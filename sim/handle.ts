@@ -4,17 +4,17 @@
  */
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Account } from "./account.js";
+import type { SimAccount } from "./account.js";
 import { createAdmin } from "./admin.js";
 import { Verifier } from "./auth.js";
 import { type DeepPartial, resolveOptions, type SimOptions } from "./config.js";
-import type { FaultControl, SimControl, SimCounters } from "./control.js";
 import { Exchange } from "./exchange.js";
 import { Faults, validateRule } from "./faults.js";
 import { FixedWindowLimiter } from "./fixedWindowLimiter.js";
 import { SimNats } from "./natsStreams.js";
 import { createFront } from "./server.js";
 import { SimClock } from "./simClock.js";
+import type { FaultControl, SimControl, SimCounters } from "./simControl.js";
 import { Streams } from "./streams.js";
 
 export interface SimHandle extends SimControl {
@@ -62,7 +62,7 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
     exchange.socketGrant = (a, key, sig, expires) => n.grant(a, key, sig, expires);
   }
 
-  const registerAccount = (apiKeyHex: string): Account => {
+  const registerAccount = (apiKeyHex: string): SimAccount => {
     const a = exchange.registerAccount(apiKeyHex);
     verifier.register(a);
     return a;

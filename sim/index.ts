@@ -1,8 +1,7 @@
 /** The exchange simulator's public surface. */
-export type { Account } from "./account.js";
+export type { SimAccount } from "./account.js";
 export { publicKeyFromHex } from "./auth.js";
 export { type DeepPartial, defaultOptions, resolveOptions, type SimOptions } from "./config.js";
-export type { FaultControl, SimControl, SimCounters } from "./control.js";
 export type { Exchange } from "./exchange.js";
 export type { FaultKind, FaultRule, StreamFaults } from "./faults.js";
 export { type SimHandle, startSimulator } from "./handle.js";
@@ -16,6 +15,7 @@ export {
   type SimNatsOptions,
   subAccountIdOf,
 } from "./natsStreams.js";
+export type { FaultControl, SimControl, SimCounters } from "./simControl.js";
 export {
   BALANCE_EVENT,
   BOOK_EVENT,

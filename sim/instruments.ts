@@ -195,7 +195,7 @@ function build(r: Row): SimInstrument {
 export const INSTRUMENTS: readonly SimInstrument[] = ROWS.map(build);
 
 /** Lookup key: `spot:coinswitchx:BTC/INR` or `hft:linear:BTCUSDT` (upper-cased symbol, lower-cased venue). */
-export function instrumentKey(surface: SimSurface, venue: string, symbol: string): string {
+export function bookKey(surface: SimSurface, venue: string, symbol: string): string {
   return `${surface}:${venue.toLowerCase()}:${symbol.toUpperCase()}`;
 }
 

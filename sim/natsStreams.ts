@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import { type NatsConnection, wsconnect } from "@nats-io/nats-core";
 import WebSocket from "ws";
-import type { Account, Execution } from "./account.js";
+import type { Execution, SimAccount } from "./account.js";
 import type { Faults } from "./faults.js";
 import type { SimOrder } from "./order.js";
 import { v5ExecutionRecord, v5Record } from "./records.js";
@@ -55,7 +55,7 @@ export interface SimNatsCounters {
 }
 
 /** [assumed] the sub-account id: a stable number per account (the venue's is not published). */
-export function subAccountIdOf(a: Account): string {
+export function subAccountIdOf(a: SimAccount): string {
   return String(
     Number.parseInt(createHash("sha256").update(a.apiKey).digest("hex").slice(0, 8), 16) % 100_000_000,
   );
@@ -109,7 +109,7 @@ export class SimNats {
    * A credential was issued: install it (when the sim controls the server's users). The answer to the
    * signature request waits for this, so the credential works as soon as the client has it.
    */
-  grant(acct: Account, apiKey: string, signature: string, expires: number): Promise<void> {
+  grant(acct: SimAccount, apiKey: string, signature: string, expires: number): Promise<void> {
     if (this.o.authority === undefined) return Promise.resolve();
     const sub = subAccountIdOf(acct);
     this.grants.set(apiKey, {
@@ -137,14 +137,14 @@ export class SimNats {
     return this.applyUsers();
   }
 
-  order(acct: Account, o: SimOrder): void {
+  order(acct: SimAccount, o: SimOrder): void {
     this.send(`${PRIVATE_PREFIX}.${subAccountIdOf(acct)}.order`, {
       ...v5Record(o),
       sub_account_id: subAccountIdOf(acct),
     });
   }
 
-  execution(acct: Account, e: Execution): void {
+  execution(acct: SimAccount, e: Execution): void {
     this.send(`${PRIVATE_PREFIX}.${subAccountIdOf(acct)}.trade`, {
       ...v5ExecutionRecord(e),
       sub_account_id: subAccountIdOf(acct),

@@ -7,7 +7,7 @@ import type {
   V5OrderRecord,
   V5Position,
 } from "../src/rest/wire.js";
-import type { Account, Execution, Position } from "./account.js";
+import type { Execution, SimAccount, SimPosition } from "./account.js";
 import type { Book } from "./book.js";
 import { priceStr, qtyStr } from "./instruments.js";
 import type { SimOrder } from "./order.js";
@@ -92,7 +92,7 @@ export function v5ExecutionRecord(e: Execution): V5Execution {
   };
 }
 
-export function v5PositionRecord(p: Position, book: Book): V5Position {
+export function v5PositionRecord(p: SimPosition, book: Book): V5Position {
   const inst = book.inst;
   const size = Math.abs(p.lots);
   const mark = book.lastTicks * inst.tick;
@@ -112,7 +112,7 @@ export function v5PositionRecord(p: Position, book: Book): V5Position {
 }
 
 /** Portfolio rows; `rate` gives the last price of a coin in INR (0 when unknown). */
-export function portfolioRows(a: Account, rate: (coin: string) => number): SpotPortfolioRow[] {
+export function portfolioRows(a: SimAccount, rate: (coin: string) => number): SpotPortfolioRow[] {
   const rows: SpotPortfolioRow[] = [];
   for (const [cur, b] of a.spot) {
     const r = cur === "INR" ? 1 : rate(cur);
@@ -138,6 +138,6 @@ export function portfolioRows(a: Account, rate: (coin: string) => number): SpotP
   return rows;
 }
 
-export function balanceUpdate(a: Account, rate: (coin: string) => number, now: number): SpotBalanceUpdate {
+export function balanceUpdate(a: SimAccount, rate: (coin: string) => number, now: number): SpotBalanceUpdate {
   return { balances: portfolioRows(a, rate), timestamp: now };
 }

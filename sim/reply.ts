@@ -1,5 +1,5 @@
 /** Request context handed to endpoint handlers, and the reply builders for both surfaces. */
-import type { Account } from "./account.js";
+import type { SimAccount } from "./account.js";
 import type { Exchange } from "./exchange.js";
 
 export interface Reply {
@@ -17,7 +17,7 @@ export interface Req {
   /** Parsed JSON body, or {} when there is none. */
   body: Record<string, unknown>;
   /** null on unauthenticated endpoints. */
-  account: Account | null;
+  account: SimAccount | null;
   exchange: Exchange;
   /** Server time incl. injected clock skew (what /time reports). */
   serverNow: number;

@@ -6,7 +6,7 @@
  */
 import type http from "node:http";
 import { type Namespace, Server } from "socket.io";
-import type { Account } from "./account.js";
+import type { SimAccount } from "./account.js";
 import type { Book, Candle, PublicTrade } from "./book.js";
 import type { Exchange, ExchangeListener } from "./exchange.js";
 import type { Faults } from "./faults.js";
@@ -161,13 +161,13 @@ export class Streams implements ExchangeListener {
     return true;
   }
 
-  spotOrder(account: Account, order: SimOrder): void {
+  spotOrder(account: SimAccount, order: SimOrder): void {
     if (!this.orders.adapter.rooms.has(account.apiKey)) return;
     if (this.deliver(this.orders, account.apiKey, ORDER_EVENT, spotRecord(order)))
       this.counters.orderUpdatesSent++;
   }
 
-  spotBalance(account: Account): void {
+  spotBalance(account: SimAccount): void {
     if (!this.balances.adapter.rooms.has(account.apiKey)) return;
     const payload = balanceUpdate(account, (c) => inrRate(this.exchange, c), this.exchange.clock.now());
     if (this.deliver(this.balances, account.apiKey, BALANCE_EVENT, payload))

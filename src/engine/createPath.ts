@@ -4,7 +4,7 @@
  * the notifier; what this path tells the strategy itself is the refusals it decides locally.
  */
 import type { Logger } from "pino";
-import { ClockError } from "../clock/clock.js";
+import { ClockError } from "../clock/clockSync.js";
 import type { NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";

@@ -7,7 +7,7 @@ import type { KeyPair } from "../auth/keys.js";
 import { HOT_PREFIXES, Presigner, type PresignerOptions } from "../auth/presigner.js";
 import { RequestSigner } from "../auth/requestSigner.js";
 import { makeSigner } from "../auth/signer.js";
-import { type ClockOptions, ClockSync } from "../clock/clock.js";
+import { type ClockOptions, ClockSync } from "../clock/clockSync.js";
 import { buildCatalogue, type EndpointId } from "./catalogue.js";
 import { type HttpOptions, RestClient } from "./client.js";
 

@@ -6,7 +6,7 @@ import { HOT_PREFIXES, Presigner } from "../../src/auth/presigner.js";
 import { RequestSigner } from "../../src/auth/requestSigner.js";
 import { signedMessage } from "../../src/auth/signedMessage.js";
 import { nativeSigner } from "../../src/auth/signer.js";
-import { ClockError } from "../../src/clock/clock.js";
+import { ClockError } from "../../src/clock/clockSync.js";
 
 const SECRET = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
 const keys = loadKeyPair(SECRET);

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
-import { ClockError } from "../../src/clock/clock.js";
+import { ClockError } from "../../src/clock/clockSync.js";
 import { buildCatalogue, ENDPOINT_ROWS } from "../../src/rest/catalogue.js";
 import {
   AuthError,

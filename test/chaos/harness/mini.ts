@@ -8,7 +8,7 @@
 import type { SimHandle } from "../../../sim/index.js";
 import { INSTRUMENTS } from "../../../sim/index.js";
 import type { KeyPair } from "../../../src/auth/keys.js";
-import { ClockError } from "../../../src/clock/clock.js";
+import { ClockError } from "../../../src/clock/clockSync.js";
 import type { Instrument } from "../../../src/domain/types.js";
 import { type LimitClass, type LimiterOptions, RateLimiter } from "../../../src/limits/index.js";
 import { Ev, type Order, OrderStore, Source, Status } from "../../../src/orders/index.js";

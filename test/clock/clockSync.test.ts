@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ClockError, ClockSync } from "../../src/clock/clock.js";
+import { ClockError, ClockSync } from "../../src/clock/clockSync.js";
 
 /** A fake server whose clock is `skew` ms ahead; each call advances local time by the given rtt. */
 function fake(skew: number, rtts: number[]) {

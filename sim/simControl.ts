@@ -3,7 +3,7 @@
  * endpoint drives and `SimHandle` extends. Types only, so `admin.ts` and `handle.ts` share it
  * without importing each other.
  */
-import type { Account } from "./account.js";
+import type { SimAccount } from "./account.js";
 import type { FaultRule, StreamFaults } from "./faults.js";
 import type { SimNatsCounters } from "./natsStreams.js";
 import type { Counters } from "./server.js";
@@ -40,7 +40,7 @@ export interface SimCounters {
 }
 
 export interface SimControl {
-  registerAccount(apiKeyHex: string): Account;
+  registerAccount(apiKeyHex: string): SimAccount;
   readonly faults: FaultControl;
   readonly market: { step(n?: number): void };
   /** Manual time mode: advance virtual time (runs expiry, confirmations, scheduled steps). */
