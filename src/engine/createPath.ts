@@ -285,6 +285,8 @@ export class CreatePath {
     if (
       s.queryAfterAck &&
       d.options.hftQueryAfterAck !== false &&
+      // A trusted HFT push stream reports the order: the HFT bucket is left to creates and cancels.
+      !(o.surface === "hft" && d.run.hftPushTrusted) &&
       !TERMINAL[o.status] &&
       (o.tif !== "GTC" ||
         o.type === "market" ||

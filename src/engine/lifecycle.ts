@@ -296,6 +296,9 @@ async function boot(
     resolveIntervalMs: config.orders.unknownQueryIntervalMs,
     maxQueries: config.orders.unknownQueryRetries,
     auditIntervalMs: config.streams.auditIntervalMs,
+    // The HFT open list is audited at the HFT rate: polled fast by the streams' poller whenever its
+    // private stream is not trusted, so this audit is only the safety net.
+    surfaceAuditMs: { hft: config.streams.hftAuditIntervalMs },
   });
   engine.setResolver((o: Order) => sync.resolveSoon(o));
   engine.venueSweep = () => {

@@ -6,6 +6,11 @@ export class RunState {
   private replayingNow = false;
   private acceptingNow = true;
   private stoppedNow = false;
+  /**
+   * The HFT private stream is up and reconciled: it reports HFT orders, so no query follows an HFT
+   * ack (the HFT rate bucket is left to creates and cancels).
+   */
+  hftPushTrusted = false;
 
   get replaying(): boolean {
     return this.replayingNow;

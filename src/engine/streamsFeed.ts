@@ -65,13 +65,15 @@ export class StreamsFeed implements VenueFeed {
           else ctx.log.warn({ stream: name, reason }, "venue stream down");
         },
         onSpotTrusted: (trusted) => (trusted ? risk.streamUp() : risk.streamDown()),
-        onHftTrusted: (trusted) =>
+        onHftTrusted: (trusted) => {
+          engine.run.hftPushTrusted = trusted;
           ctx.log.info(
             { stream: "hft.private", trusted },
             trusted
               ? "HFT private stream trusted: HFT polling drops to the audit interval"
               : "HFT private stream not trusted: HFT polling resumed",
-          ),
+          );
+        },
         onReconcileDone: (rep) => {
           if (!rep.complete || rep.escalated.length > 0 || rep.missing.length > 0) {
             ctx.log.warn(

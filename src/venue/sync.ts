@@ -65,6 +65,11 @@ export interface SyncOptions {
    * with the connection still up carries no sequence gap to reveal it.
    */
   auditIntervalMs?: number;
+  /**
+   * A surface's own, longer audit interval (ms) in those rounds: HFT while its private stream carries
+   * the orders, so its rate bucket is left to creates and cancels.
+   */
+  surfaceAuditMs?: Partial<Record<"spot" | "hft", number>>;
   /** Targeted queries per poll round for orders missing from the open lists. */
   maxTargetedPerRound?: number;
   /** How long a sent create may still be answered; default: the REST client's timeouts. */
@@ -86,6 +91,7 @@ export class VenueSync implements VenueFeed {
   private polling = false;
   private stopped = false;
   private lastPollMs = 0;
+  private readonly lastSurfaceMs: Partial<Record<"spot" | "hft", number>> = {};
   private lastResolveMs = 0;
   /** Wall-clock ms of the last successful venue answer (health). */
   lastVenueOkMs = 0;
@@ -191,7 +197,7 @@ export class VenueSync implements VenueFeed {
     const every = this.pushFeedUp ? (this.o.auditIntervalMs ?? 0) : this.o.pollIntervalMs;
     if (every > 0 && now - this.lastPollMs >= every) {
       this.lastPollMs = now;
-      void this.poll();
+      void this.poll(this.pushFeedUp);
     }
   }
 
@@ -271,7 +277,7 @@ export class VenueSync implements VenueFeed {
   // ---------------------------------------------------------------- polling
 
   /** One round over the open lists of every surface; orders that left them get a targeted query. */
-  async poll(): Promise<void> {
+  async poll(audit = false): Promise<void> {
     if (this.polling || this.stopped) return;
     this.polling = true;
     // Any poll (the start-up reconciliation's too) restarts the periodic schedule.
@@ -280,7 +286,16 @@ export class VenueSync implements VenueFeed {
     const seen = new Set<string>();
     const listed = new Set<string>();
     try {
-      for (const s of this.active) if (await this.pollSurface(s, seen)) listed.add(s.kind);
+      for (const s of this.active) {
+        const every = audit ? this.o.surfaceAuditMs?.[s.kind] : undefined;
+        if (
+          every !== undefined &&
+          (every <= 0 || this.lastPollMs - (this.lastSurfaceMs[s.kind] ?? 0) < every)
+        )
+          continue;
+        this.lastSurfaceMs[s.kind] = this.lastPollMs;
+        if (await this.pollSurface(s, seen)) listed.add(s.kind);
+      }
       let budget = this.o.maxTargetedPerRound ?? 20;
       const jobs: Promise<unknown>[] = [];
       for (const o of this.engine.store.liveSet()) {

@@ -61,7 +61,6 @@ async function setup(overrides: Record<string, unknown>): Promise<Setup> {
       "streams.pollIntervalMs": 60_000,
       "streams.auditIntervalMs": 600_000,
       "streams.hftAuditIntervalMs": 600_000,
-      "orders.hftQueryAfterAck": false,
       "log.level": "info",
       ...overrides,
     },
@@ -105,12 +104,15 @@ describe.skipIf(BIN === undefined)("HFT private streams over NATS, end to end", 
   it("a resting order hit by another account: Fill (maker) and OrderUpdate from the stream, no state query", async () => {
     const s = await setup({});
     await until(() => s.sync.hftTrusted, 10_000, "HFT stream trusted");
+    const realtimeAtTrust = t!.h.sim!.counters.requests("GET /v5/order/realtime");
     const c = await t!.client("nats-maker");
     const btc = t!.inst("linear", "BTCUSDT");
     const ack = next(c, "ack");
     c.placeOrder({ instrumentId: btc, side: Side.Buy, priceTicks: 640_000, qtyLots: 2 });
     await ack;
+    // No query follows the ack while the stream is trusted (the stream reports the order).
     const before = stateQueries();
+    expect(t!.h.sim!.counters.requests("GET /v5/order/realtime")).toBe(realtimeAtTrust);
     const fill = next(c, "fill");
     const filled = next(c, "update", (u) => u.status === OrderStatus.Filled);
     await sellFromOther();
