@@ -1,0 +1,144 @@
+/**
+ * HFT private streams (NATS) vs the 1 s realtime poll, gateway in-process against the simulator and
+ * a real nats-server (suite skipped when none is installed):
+ *  - resting HFT order → the strategy's Fill, timed from just before another account's crossing create
+ *    is sent (its REST round trip is in both figures), stream vs poll;
+ *  - HFT state queries (`/v5/order/realtime` + `/v5/execution/list`) per minute with 100 live resting
+ *    orders, stream trusted vs no stream, counted at the simulator over a 30 s window.
+ * Floor: the counterparty's own create round trip in the same run.
+ */
+
+import { findNatsServer, NatsServer } from "../../sim/index.js";
+import { loadKeyPair } from "../../src/auth/keys.js";
+import { GatewayClient } from "../../src/client/index.js";
+import { generateKeyHex } from "../../src/commands/keygen.js";
+import { loadConfig } from "../../src/config/load.js";
+import { type EngineHandle, startEngine } from "../../src/engine/index.js";
+import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
+import { Side } from "../../src/protocol/schema.js";
+import { makeGrid } from "../../src/rest/orderParams.js";
+import { createRestStack } from "../../src/rest/stack.js";
+import { newHistogram, recordNs, summarize } from "../lib/stats.js";
+
+export const name = "hftStream";
+
+const PUBLISHER = { user: "bench-publisher", password: "bench-publisher-pw-77" };
+const FILLS = 40;
+const WINDOW_MS = 30_000;
+
+async function engine(stream: boolean, server: NatsServer): Promise<EngineHandle> {
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      "gateway.port": 0,
+      "gateway.token": "bench-token-hftstream",
+      "journal.enabled": false,
+      "signing.presign": false,
+      "sim.syntheticMarket": false,
+      "sim.tickMs": 0,
+      "sim.nats": "off",
+      "streams.hftNats.enabled": stream,
+      "log.level": "silent",
+    },
+  });
+  return startEngine(config, {
+    sim: stream ? { nats: { url: server.wsUrl, ...PUBLISHER, authority: (u) => server.setUsers(u) } } : {},
+  });
+}
+
+const until = async (cond: () => boolean, ms: number): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+async function measure(stream: boolean, server: NatsServer): Promise<Record<string, unknown>> {
+  const h = await engine(stream, server);
+  const sync = (h.feeds[0] as StreamsFeed).sync;
+  if (stream) await until(() => sync.hftTrusted, 15_000);
+  const kp = generateKeyHex();
+  h.sim!.registerAccount(kp.apiKey);
+  const other = createRestStack({
+    keys: loadKeyPair(kp.secretKey),
+    spotBaseUrl: h.sim!.baseUrl,
+    hftBaseUrl: h.sim!.baseUrl,
+    presign: false,
+    clock: false,
+  });
+  const c = new GatewayClient({
+    url: h.url,
+    token: "bench-token-hftstream",
+    sessionName: "bench-hft",
+    heartbeatMs: 1000,
+  });
+  await c.connect();
+  const btc = h.instruments.all().find((i) => i.venue === "linear" && i.symbol === "BTCUSDT")!.id;
+  const grid = makeGrid("0.1", "0.001");
+  const lat = newHistogram();
+  const rtt = newHistogram();
+  try {
+    for (let i = 0; i < FILLS; i++) {
+      const acked = new Promise<void>((r) => c.once("ack", () => r()));
+      c.placeOrder({ instrumentId: btc, side: Side.Buy, priceTicks: 640_000, qtyLots: 1 });
+      await acked;
+      const filled = new Promise<bigint>((r) => c.once("fill", () => r(process.hrtime.bigint())));
+      const t0 = process.hrtime.bigint();
+      await other.client.createHftOrder(
+        {
+          category: "linear",
+          symbol: "BTCUSDT",
+          side: "sell",
+          orderType: "limit",
+          qty: "0.001",
+          price: "64000",
+          positionIdx: 0,
+          timeInForce: "GTC",
+        },
+        grid,
+      );
+      recordNs(rtt, process.hrtime.bigint() - t0);
+      recordNs(lat, (await filled) - t0);
+    }
+    // 100 live resting orders, then count the state queries the gateway makes.
+    for (let i = 0; i < 100; i++) {
+      const answered = new Promise<void>((r, j) => {
+        c.once("ack", () => r());
+        c.once("reject", (b) => j(new Error(`resting order refused: ${JSON.stringify(b)}`)));
+      });
+      // Inside the risk price band, below anything the counterparty sells at.
+      c.placeOrder({ instrumentId: btc, side: Side.Buy, priceTicks: 639_000 - i, qtyLots: 1 });
+      await answered;
+    }
+    await new Promise((r) => setTimeout(r, 2_000));
+    const q = () =>
+      h.sim!.counters.requests("GET /v5/order/realtime") + h.sim!.counters.requests("GET /v5/execution/list");
+    const before = q();
+    await new Promise((r) => setTimeout(r, WINDOW_MS));
+    const perMin = ((q() - before) * 60_000) / WINDOW_MS;
+    return {
+      source: stream ? "NATS stream" : "1 s realtime poll",
+      restingFillToStrategy: summarize(lat),
+      floorCounterpartyCreateRtt: summarize(rtt),
+      hftStateQueriesPerMinute_100live: perMin,
+    };
+  } finally {
+    await c.close().catch(() => {});
+    await other.stop();
+    await h.stop("bench");
+  }
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const bin = findNatsServer();
+  if (bin === undefined) return { skipped: "nats-server not installed (apt-get install nats-server)" };
+  const server = await NatsServer.start({ users: [PUBLISHER], bin });
+  try {
+    const viaStream = await measure(true, server);
+    const viaPoll = await measure(false, server);
+    return { viaStream, viaPoll };
+  } finally {
+    await server.stop();
+  }
+}
