@@ -83,6 +83,8 @@ export interface ResolverOptions {
   maxQueries: number;
   /** How long a sent create may still be answered (connect + headers + body timeouts of the client). */
   answerDeadlineMs: number;
+  /** An escalated order is asked again this often (ms); 5,000. */
+  escalatedRetryMs?: number;
 }
 
 type Found = { outcome: QueryOutcome; rec?: unknown };
@@ -97,7 +99,12 @@ export class Resolver {
   /** Ask again at the next round (throttled, waiting for a deadline, network error). */
   readonly urgent = new Set<string>();
   private readonly inFlight = new Set<string>();
-  private readonly escalated = new Set<string>();
+  /**
+   * Escalated orders (bounded queries spent, outcome still open) → when they were last asked. They are
+   * not given up: asked again every `escalatedRetryMs`, and at once by a reconciliation (`settle`).
+   */
+  private readonly escalated = new Map<string, number>();
+  private readonly escalatedRetryNs: number;
   /** Orders rebuilt from the journal: resolved without re-sending (the strategy may be gone). */
   private readonly replayed = new Set<string>();
   private readonly policy: ResolutionPolicy;
@@ -112,6 +119,7 @@ export class Resolver {
     this.policy = { ...DEFAULT_RESOLUTION_POLICY, maxQueries: o.maxQueries };
     this.replayPolicy = { maxQueries: o.maxQueries, maxResends: 0 };
     this.deadlineNs = o.answerDeadlineMs * 1e6;
+    this.escalatedRetryNs = (o.escalatedRetryMs ?? 5_000) * 1e6;
   }
 
   markReplayed(clientId: string): void {
@@ -122,8 +130,16 @@ export class Resolver {
     return this.replayed.has(clientId);
   }
 
-  isBusy(clientId: string): boolean {
-    return this.inFlight.has(clientId) || this.escalated.has(clientId);
+  /** Being asked now, or escalated and not due for another question yet. */
+  isBusy(clientId: string, nowNs: number = monoNs()): boolean {
+    if (this.inFlight.has(clientId)) return true;
+    const at = this.escalated.get(clientId);
+    return at !== undefined && nowNs - at < this.escalatedRetryNs;
+  }
+
+  /** A reconciliation (start-up, reconnect) is new evidence: escalated orders are asked again now. */
+  retryEscalated(): void {
+    for (const id of this.escalated.keys()) this.escalated.set(id, Number.NEGATIVE_INFINITY);
   }
 
   /** Every order whose outcome is open (plus the urgent ones), one step each; returns the outcomes. */
@@ -131,10 +147,15 @@ export class Resolver {
     if (this.stopped) return [];
     const ids = new Set(this.urgent);
     this.urgent.clear();
-    for (const o of this.d.store.needingResolution(monoNs())) ids.add(o.clientId);
+    const now = monoNs();
+    for (const [id] of this.escalated) {
+      const o = this.d.store.byClientId(id);
+      if (o === undefined || !needsAnswer(o)) this.escalated.delete(id); // settled by other evidence
+    }
+    for (const o of this.d.store.needingResolution(now)) ids.add(o.clientId);
     const jobs: Promise<Resolution | undefined>[] = [];
     for (const id of ids) {
-      if (this.isBusy(id)) continue;
+      if (this.isBusy(id, now)) continue;
       const o = this.d.store.byClientId(id);
       if (o === undefined || TERMINAL[o.status]) continue;
       jobs.push(this.resolveOne(o));
@@ -209,7 +230,12 @@ export class Resolver {
         this.d.store.rejectCreate(o.clientId, d.reason);
         break;
       case "escalate":
-        this.escalated.add(o.clientId);
+        if (this.escalated.has(o.clientId)) {
+          // Asked again and still open: wait for the next retry; told once already.
+          this.escalated.set(o.clientId, monoNs());
+          break;
+        }
+        this.escalated.set(o.clientId, monoNs());
         this.d.stats.escalations++;
         this.d.onEscalation();
         this.d.journal?.note({ text: `escalated: ${d.reason}`, clientId: o.clientId });
@@ -226,6 +252,7 @@ export class Resolver {
         break;
     }
     if (TERMINAL[o.status] || o.exchangeId !== "") this.replayed.delete(o.clientId);
+    if (TERMINAL[o.status] || !needsAnswer(o)) this.escalated.delete(o.clientId);
     return { clientId: o.clientId, action: d.action, reason: d.reason, status: STATUS_NAMES[o.status]! };
   }
 

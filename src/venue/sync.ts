@@ -185,6 +185,7 @@ export class VenueSync implements VenueFeed {
 
   /** One resolution step for every open outcome (a push feed's reconciliation calls it first). */
   settle(): Promise<Resolution[]> {
+    this.resolver.retryEscalated();
     return this.resolver.round();
   }
 
@@ -203,6 +204,7 @@ export class VenueSync implements VenueFeed {
 
   /** Start-up / reconnect reconciliation: poll the open lists, then query every non-terminal order. */
   async reconcile(): Promise<void> {
+    this.resolver.retryEscalated();
     await this.poll();
     const r = this.resolver;
     for (let round = 0; round < this.o.maxQueries; round++) {
