@@ -21,13 +21,21 @@ export interface Knob {
   readonly aliases?: readonly string[];
 }
 
-const int = (min: number, max: number): KnobType => ({ kind: "int", min, max });
-const bool: KnobType = { kind: "bool" };
-const str = (nullable = false, secret = false): KnobType => ({ kind: "string", nullable, secret });
-const oneOf = (...values: string[]): KnobType => ({ kind: "enum", values });
+// The helpers keep their literal types: the Config type is derived from this table (see ConfigOf).
+const int = (min: number, max: number) => ({ kind: "int", min, max }) as const;
+const bool = { kind: "bool" } as const;
+function str(): { readonly kind: "string"; readonly nullable: false; readonly secret: false };
+function str<N extends boolean, S extends boolean = false>(
+  nullable: N,
+  secret?: S,
+): { readonly kind: "string"; readonly nullable: N; readonly secret: S };
+function str(nullable = false, secret = false) {
+  return { kind: "string", nullable, secret } as const;
+}
+const oneOf = <const V extends readonly string[]>(...values: V) => ({ kind: "enum", values }) as const;
 const MS_DAY = 86_400_000;
 
-export const KNOBS: readonly Knob[] = [
+const TABLE = [
   // venue
   {
     path: "venue.kind",
@@ -435,7 +443,40 @@ export const KNOBS: readonly Knob[] = [
     def: "auto",
     doc: "pretty logs in a terminal when pino-pretty is installed",
   },
-];
+] as const satisfies readonly Knob[];
+
+/** The knob table, for iteration. */
+export const KNOBS: readonly Knob[] = TABLE;
+/** The table's literal type: `Config` is derived from it (load.ts). */
+export type KnobTable = typeof TABLE;
+
+/** The value a knob of this type holds once loaded. */
+type ValueOf<T> = T extends { kind: "int" | "number" }
+  ? number
+  : T extends { kind: "bool" }
+    ? boolean
+    : T extends { kind: "enum"; values: readonly (infer V)[] }
+      ? V
+      : T extends { kind: "list"; values: readonly (infer V)[] }
+        ? V[]
+        : T extends { kind: "list" }
+          ? string[]
+          : T extends { kind: "string"; nullable: true }
+            ? string | null
+            : string;
+/** `"a.b.c"` with value V → `{ a: { b: { c: V } } }`. */
+type Nest<P extends string, V> = P extends `${infer H}.${infer R}`
+  ? { [K in H]: Nest<R, V> }
+  : { [K in P]: V };
+type Intersect<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+type Flat<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]: Flat<T[K]> } : T;
+
+/** The configuration type of a knob table: one nested field per knob path, typed by its knob type. */
+export type ConfigOf<Table extends readonly Knob[]> = Flat<
+  Intersect<
+    Table[number] extends infer E ? (E extends Knob ? Nest<E["path"], ValueOf<E["type"]>> : never) : never
+  >
+>;
 
 /** `gateway.maxBufferedBytes` -> `HFTGATE_GATEWAY_MAX_BUFFERED_BYTES`. */
 export function envName(path: string): string {

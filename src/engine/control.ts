@@ -19,12 +19,11 @@ export interface ControlDeps {
   owners: Owners;
   cancels: CancelPath;
   run: RunState;
+  /** The kill switch's sweep of venue orders the store does not hold (a journal tail lost to a power cut). */
+  venueSweep: () => void;
 }
 
 export class Control {
-  /** Venue-side sweep run by the kill switch (set by the lifecycle). */
-  venueSweep: (() => void) | undefined;
-
   constructor(private readonly d: ControlDeps) {
     d.risk.addListener({ onTradingState: (c) => this.onTradingState(c) });
   }
@@ -61,7 +60,7 @@ export class Control {
     this.d.risk.kill(reason);
     const n = this.d.cancels.cancelAll();
     // Orders live at the venue that the store does not hold (a journal tail lost to a power cut).
-    this.venueSweep?.();
+    this.d.venueSweep();
     return n;
   }
 

@@ -78,8 +78,21 @@ export interface EngineDeps {
   metrics: EngineMetrics;
   log: Logger;
   options: EngineOptions;
-  /** Called when an order needs a targeted query soon (unknown outcome, refused cancel, ...). */
+  /** What the engine asks of the parts built around it (venue sync, feeds); all optional. */
+  links?: EngineLinks;
+}
+
+/**
+ * The engine's calls into the parts that are built after it (they need its store and command path):
+ * given at construction as functions, read when called, never set afterwards.
+ */
+export interface EngineLinks {
+  /** An order needs a targeted query soon (unknown outcome, refused cancel, eager HFT query). */
   resolveSoon?: (o: Order) => void;
+  /** New orders are refused (retryable) while this says the venue state is not trusted yet. */
+  ready?: () => boolean;
+  /** The kill switch's sweep of venue orders the store does not hold. */
+  venueSweep?: () => void;
 }
 
 export class Engine implements GatewayEngine, OrderListener {
@@ -94,15 +107,13 @@ export class Engine implements GatewayEngine, OrderListener {
   private readonly book: InstrumentBook;
   private readonly journal: Journal | undefined;
   private readonly log: Logger;
-  private resolveSoon: (o: Order) => void;
-  private readyGate: () => boolean = () => true;
 
   constructor(d: EngineDeps) {
     this.book = d.instruments;
     this.journal = d.journal;
     this.log = d.log;
-    this.resolveSoon = d.resolveSoon ?? (() => {});
-    const resolveSoon = (o: Order) => this.resolveSoon(o);
+    const links = d.links ?? {};
+    const resolveSoon = (o: Order) => links.resolveSoon?.(o);
     const run = this.run;
     const store = new OrderStore({ listener: this });
     this.store = store;
@@ -154,7 +165,7 @@ export class Engine implements GatewayEngine, OrderListener {
       surfaces,
       run,
       options: d.options,
-      ready: () => this.readyGate(),
+      ready: () => links.ready?.() ?? true,
       resolveSoon,
     });
     this.cancels = new CancelPath({
@@ -175,6 +186,7 @@ export class Engine implements GatewayEngine, OrderListener {
       owners,
       cancels: this.cancels,
       run,
+      venueSweep: () => links.venueSweep?.(),
     });
   }
 
@@ -196,26 +208,9 @@ export class Engine implements GatewayEngine, OrderListener {
     this.account.close();
   }
 
-  setResolver(fn: (o: Order) => void): void {
-    this.resolveSoon = fn;
-  }
-
-  /** New orders are refused (retryable) while this says the venue state is not trusted yet. */
-  setReadyGate(fn: () => boolean): void {
-    this.readyGate = fn;
-  }
-
   /** True while the journal is replayed: no requests, no messages. */
   get replaying(): boolean {
     return this.run.replaying;
-  }
-  set replaying(on: boolean) {
-    this.run.setReplaying(on);
-  }
-
-  /** Venue-side sweep run by the kill switch (set by the lifecycle). */
-  set venueSweep(fn: (() => void) | undefined) {
-    this.control.venueSweep = fn;
   }
 
   // ---------------------------------------------------------------- GatewayEngine

@@ -6,8 +6,6 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { KeyError, type KeyPair, loadKeyPair } from "../auth/keys.js";
-import { generateKeyHex } from "../commands/keygen.js";
 import type { Config } from "../config/load.js";
 import type { Surface } from "../domain/types.js";
 import { Gateway } from "../gateway/gateway.js";
@@ -15,96 +13,35 @@ import { type RestoreResult, restoreSessions } from "../gateway/restore.js";
 import { listJournals } from "../journal/reader.js";
 import { Journal } from "../journal/writer.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../limits/index.js";
-import { lotsOf, type Order, TERMINAL } from "../orders/index.js";
-import { createRestStack, type RestStack } from "../rest/stack.js";
-import type { RiskConfig } from "../risk/config.js";
+import { TERMINAL } from "../orders/index.js";
 import { RiskGate } from "../risk/riskGate.js";
-import { HFT_NATS_URL, type HftPrivateStream, type OrderSync } from "../streams/index.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
-import {
-  type EmbeddedVenue,
-  type EmbeddedVenueOptions,
-  startEmbeddedNats,
-  startEmbeddedVenue,
-} from "./embeddedVenue.js";
 import { Engine } from "./engine.js";
 import type { FeedContext } from "./feedContext.js";
+import {
+  liveFeeds,
+  registerFeedGauges,
+  registerGauges,
+  registerRiskGauges,
+  registerSessionGauges,
+} from "./gauges.js";
 import { healthReply, metricsReply } from "./health.js";
 import { type InstrumentBook, loadInstruments } from "./instruments.js";
 import { EngineMetrics } from "./metrics.js";
 import { chronological, type ReplaySummary, replayInto } from "./recovery.js";
 import { ReferencePrices } from "./referencePrices.js";
+import { shutdownInOrder } from "./shutdown.js";
+import { loadPositions } from "./startPositions.js";
+import { StartupError } from "./startupError.js";
+import { createRest, startVenue } from "./startVenue.js";
 import { StreamsFeed } from "./streamsFeed.js";
 import { type VenueFeed, VenueSync } from "./sync.js";
 
-/** A start-up problem the user must fix (missing keys, bad configuration); the message says what. */
-export class StartupError extends Error {
-  override readonly name = "StartupError";
-}
+export { StartupError } from "./startupError.js";
 
-export interface StartOptions {
-  /** Logger to use (default: one from `config.log`). */
-  logger?: Logger;
-  /** Extra simulator options for venue `sim` (tests: synthetic market off, faults, delays). */
-  sim?: EmbeddedVenueOptions;
-  /** Risk overrides beyond the config knobs (tests). */
-  risk?: Partial<RiskConfig>;
-  /**
-   * Push feeds to use instead of the default (src/streams' OrderSync when `streams.enabled`). They
-   * start after the journal replay and its resolution, and stop at shutdown.
-   */
-  feeds?: (ctx: FeedContext) => VenueFeed[];
-  /** Install SIGINT/SIGTERM handlers that stop the engine (the `start` command does). */
-  handleSignals?: boolean;
-}
+import type { EngineHandle, StartOptions } from "./engineHandle.js";
 
-export type { FeedContext } from "./feedContext.js";
-
-export interface EngineHandle {
-  readonly engine: Engine;
-  readonly gateway: Gateway;
-  readonly rest: RestStack;
-  readonly instruments: InstrumentBook;
-  readonly sync: VenueSync;
-  /** Push feeds (default: the src/streams OrderSync adapter). */
-  readonly feeds: readonly VenueFeed[];
-  readonly metrics: EngineMetrics;
-  readonly risk: RiskGate;
-  /** Feeds the risk gate's reference prices (price band, market-order value cap). */
-  readonly referencePrices: ReferencePrices;
-  readonly journal: Journal | undefined;
-  /** The embedded simulator (venue `sim`), else undefined. */
-  readonly sim: EmbeddedVenue | undefined;
-  /** ws://host:port/v1/ws */
-  readonly url: string;
-  /** http://host:port (serves /health and /metrics) */
-  readonly httpUrl: string;
-  readonly token: string;
-  readonly adminToken: string;
-  /** True when the token was generated at start (print it; it is not in the config). */
-  readonly tokenGenerated: boolean;
-  readonly venue: "sim" | "exchange";
-  /** Spot REST base URL in use (the embedded simulator's URL for venue `sim`). */
-  readonly venueUrl: string;
-  readonly replay: ReplaySummary | undefined;
-  /** Reconciled and the venue answered recently. */
-  ready(): boolean;
-  /** Graceful stop; idempotent; resolves within `shutdown.timeoutMs`. */
-  stop(reason?: string): Promise<void>;
-}
-
-function loadKeys(config: Config): KeyPair {
-  try {
-    return loadKeyPair(config.keys.secretKey ?? undefined, config.keys.apiKey ?? undefined);
-  } catch (err) {
-    if (err instanceof KeyError) {
-      throw new StartupError(
-        `venue "exchange" needs valid keys: ${err.message}. Set HFTGATE_SECRET_KEY (and optionally HFTGATE_API_KEY) or keys.secretKey in the config file.`,
-      );
-    }
-    throw err;
-  }
-}
+export type { EngineHandle, FeedContext, StartOptions } from "./engineHandle.js";
 
 export async function startEngine(config: Config, opts: StartOptions = {}): Promise<EngineHandle> {
   const log = opts.logger ?? createLogger({ level: config.log.level, pretty: config.log.pretty });
@@ -131,73 +68,13 @@ async function boot(
     // Equal tokens would make every user session privileged (kill switch, trading state).
     throw new StartupError("gateway.adminToken must differ from gateway.token");
   }
-  // 1. keys and venue
-  let keys: KeyPair;
-  let sim: EmbeddedVenue | undefined;
-  let spotBase = config.venue.spotBaseUrl;
-  let hftBase = config.venue.hftBaseUrl;
-  let streamBase = config.venue.streamUrl;
-  let stopNats: (() => Promise<void>) | undefined;
-  let hftNatsUrl = config.streams.hftNats.enabled ? natsUrlFor(config) : undefined;
-  if (config.venue.kind === "sim") {
-    // A caller (test) may bring its own server through the simulator options.
-    const given = opts.sim?.nats?.url;
-    const nats =
-      config.streams.hftNats.enabled && given === undefined
-        ? await startEmbeddedNats(config.sim.nats)
-        : undefined;
-    if (nats !== undefined) cleanups.push(() => nats.server.stop());
-    hftNatsUrl = config.streams.hftNats.enabled ? (given ?? nats?.server.wsUrl) : undefined;
-    stopNats = nats !== undefined ? () => nats.server.stop() : undefined;
-    const kp = config.keys.secretKey ? undefined : generateKeyHex();
-    if (kp) registerSecret(kp.secretKey);
-    keys = kp ? loadKeyPair(kp.secretKey) : loadKeys(config);
-    sim = await startEmbeddedVenue(config, keys.apiKey, nats?.sim, opts.sim);
-    const s = sim;
-    cleanups.push(() => s.stop());
-    spotBase = hftBase = streamBase = sim.baseUrl;
-    log.info({ url: sim.baseUrl, apiKey: keys.apiKey }, "embedded simulator started");
-    if (hftNatsUrl !== undefined)
-      log.info({ url: hftNatsUrl }, "HFT private streams: simulator publishing through a nats-server");
-    else if (config.venue.surfaces.includes("hft"))
-      log.info(
-        { simNats: config.sim.nats, hftNats: config.streams.hftNats.enabled },
-        "HFT private streams off (no nats-server installed, or sim.nats=off): HFT orders are covered by polling",
-      );
-  } else {
-    keys = loadKeys(config);
-  }
+  // 1. keys and venue (the embedded simulator and its nats-server for venue `sim`)
+  const v = await startVenue(config, opts.sim, log, cleanups);
+  const { keys, sim, streamBase, hftNatsUrl, stopNats } = v;
+  const spotBase = v.spotBase;
 
   // 2. REST stack: clock sync, warm pool, pre-signer
-  const rest = createRestStack({
-    keys,
-    spotBaseUrl: spotBase,
-    hftBaseUrl: hftBase,
-    http: {
-      connections: config.http.connections,
-      connectTimeoutMs: config.http.connectTimeoutMs,
-      headersTimeoutMs: config.http.headersTimeoutMs,
-      bodyTimeoutMs: config.http.bodyTimeoutMs,
-    },
-    epochPolicy: config.signing.epochPolicy,
-    maxAheadMs: config.signing.uniqueMaxAheadMs,
-    signerKind: config.signing.signer,
-    presign: config.signing.presign
-      ? {
-          horizonMs: config.signing.presignHorizonMs,
-          refillMs: config.signing.presignRefillMs,
-          threads: config.signing.presignWorkers,
-        }
-      : false,
-    clock: {
-      samples: config.clock.samples,
-      resyncMs: config.clock.resyncMs,
-      warnMs: config.clock.warnMs,
-      refuseMs: config.clock.refuseMs,
-      onWarn: (msg: string) => log.warn({}, msg),
-    },
-    pathOverrides: { "hft.cancelOrder": config.venue.hftCancelPath },
-  });
+  const rest = createRest(config, keys, v.spotBase, v.hftBase, log);
   cleanups.push(() => rest.stop());
   const failedWarm = await rest.client.start();
   if (failedWarm > 0) log.warn({ failed: failedWarm }, "some keep-alive connections could not be pre-warmed");
@@ -287,6 +164,12 @@ async function boot(
       cancelWaitMs: config.limits.cancelWaitMs,
       hftQueryAfterAck: config.orders.hftQueryAfterAck,
     },
+    // The venue sync and the feeds are built around the engine (below); these run only once they are.
+    links: {
+      resolveSoon: (o) => sync.resolveSoon(o),
+      ready: () => feeds.every((f) => f.ready),
+      venueSweep: () => void sync.cancelForeign(),
+    },
   });
   engineRef = engine;
   const sync = new VenueSync(engine, rest.client, instruments, limiter, journal, metrics, log, {
@@ -300,10 +183,6 @@ async function boot(
     // private stream is not trusted, so this audit is only the safety net.
     surfaceAuditMs: { hft: config.streams.hftAuditIntervalMs },
   });
-  engine.setResolver((o: Order) => sync.resolveSoon(o));
-  engine.venueSweep = () => {
-    void sync.cancelForeign();
-  };
   cleanups.push(() => sync.stop());
 
   // 7. journal replay, then reconciliation through the same path as a reconnect
@@ -340,29 +219,10 @@ async function boot(
     cleanups.push(() => f.stop());
     await f.start();
   }
-  engine.setReadyGate(() => feeds.every((f) => f.ready));
   // After replay and reconciliation: the venue's snapshot replaces what their fills added up to.
   if (surfaces.includes("hft"))
     await loadPositions(rest, instruments, risk, engine, config.venue.hftCategory, log);
-  for (const f of feeds) {
-    if (!(f instanceof StreamsFeed)) continue;
-    const st = f.sync.feed.stats;
-    metrics.gauge(
-      "hftgate_stream_records_invalid",
-      "Venue records dropped at the feed boundary (counter)",
-      () => st.malformed,
-      { reason: "malformed" },
-    );
-    metrics.gauge(
-      "hftgate_stream_records_invalid",
-      "Venue records dropped at the feed boundary (counter)",
-      () => st.unknownInstrument,
-      { reason: "unknown_instrument" },
-    );
-    metrics.gauge("hftgate_stream_up", "Spot order stream connected", () => (f.sync.orderStream?.up ? 1 : 0));
-    const h = f.sync.hftStream;
-    if (h !== undefined) registerHftStreamGauges(metrics, f.sync, h);
-  }
+  registerFeedGauges(metrics, feeds);
   if (replay && replay.live > 0) {
     let live = 0;
     for (const o of engine.store.liveSet()) if (!TERMINAL[o.status]) live++;
@@ -387,14 +247,7 @@ async function boot(
 
   // 8. metrics that read other parts lazily
   registerGauges(metrics, engine, rest, limiter, sync, journal);
-  for (const type of ["limit", "market"] as const) {
-    metrics.gauge(
-      "hftgate_risk_unreferenced_orders",
-      "Orders passed with no fresh reference price under the allow policy (counter)",
-      () => (type === "limit" ? risk.stats.unreferencedLimit : risk.stats.unreferencedMarket),
-      { type },
-    );
-  }
+  registerRiskGauges(metrics, risk);
 
   // 9. the command API
   const token = config.gateway.token ?? randomBytes(16).toString("hex");
@@ -468,16 +321,7 @@ async function boot(
   // Cancel-on-disconnect sessions of the previous process get their heartbeat allowance from now on.
   const codArmed = engine.armRestartCod();
   if (codArmed > 0) log.info({ sessions: codArmed }, "cancel-on-disconnect re-armed after restart");
-  metrics.gauge(
-    "hftgate_sessions",
-    "Strategy sessions known to the gateway",
-    () => gatewayRef?.sessions().length ?? 0,
-  );
-  metrics.gauge(
-    "hftgate_sessions_connected",
-    "Strategy sessions currently connected",
-    () => gatewayRef?.sessions().filter((s) => s.connected).length ?? 0,
-  );
+  registerSessionGauges(metrics, () => gatewayRef);
   const riskTimer = setInterval(() => risk.tick(), 1000);
   riskTimer.unref();
   log.info({ url: gateway.url, transport: gateway.transportKind }, "command API open");
@@ -488,54 +332,23 @@ async function boot(
     stopping = shutdown(reason);
     return stopping;
   };
-  const shutdown = async (reason: string): Promise<void> => {
-    const deadline = Date.now() + config.shutdown.timeoutMs;
-    log.info({ reason }, "shutting down");
-    clearInterval(riskTimer);
-    engine.stopAccepting();
-    journal?.note({ text: `stop: ${reason}` });
-    const work = (async () => {
-      if (config.shutdown.cancelLiveOrders) {
-        const n = engine.cancelEverything();
-        // Wait (bounded) for the cancels to be answered; half the budget at most.
-        const until = Date.now() + config.shutdown.timeoutMs / 2;
-        while (n > 0 && Date.now() < until && engine.store.liveSet().size > 0) {
-          await new Promise((r) => setTimeout(r, 20));
-          if ([...engine.store.liveSet()].every((o) => o.status !== 4)) break;
-        }
-        log.info({ asked: n, stillLive: engine.store.liveSet().size }, "live orders cancelled at shutdown");
-      }
-      let t = Date.now();
-      const step = (name: string) => {
-        log.debug({ step: name, ms: Date.now() - t }, "shutdown step");
-        t = Date.now();
-      };
-      await gateway.close();
-      gatewayRef = undefined;
-      engine.detach();
-      step("gateway");
-      for (const f of feeds) await f.stop().catch(() => {});
-      referencePrices.stop();
-      await sync.stop();
-      step("feeds");
-      limiter?.close();
-      await journal?.close();
-      step("journal");
-      await rest.stop();
-      step("rest");
-      await sim?.stop();
-      await stopNats?.();
-      step("simulator");
-    })();
-    const timer = new Promise<void>((r) => {
-      const t = setTimeout(r, Math.max(0, deadline - Date.now()));
-      t.unref();
+  const shutdown = (reason: string): Promise<void> =>
+    shutdownInOrder(reason, config.shutdown, log, {
+      riskTimer,
+      engine,
+      journal,
+      gateway: async () => {
+        await gateway.close();
+        gatewayRef = undefined;
+      },
+      feeds,
+      referencePrices,
+      sync,
+      limiter,
+      rest,
+      sim,
+      stopNats,
     });
-    await Promise.race([work.catch((err) => log.error({ err: String(err) }, "shutdown step failed")), timer]);
-    engine.detach();
-    log.info({ reason, ms: Date.now() - (deadline - config.shutdown.timeoutMs) }, "stopped");
-    log.flush?.();
-  };
 
   if (opts.handleSignals) {
     const onSignal = (sig: string) => {
@@ -569,142 +382,4 @@ async function boot(
     ready: isReady,
     stop,
   };
-}
-
-/** HFT positions at start, so the risk gate's position limits and reducing state see the account. */
-async function loadPositions(
-  rest: RestStack,
-  book: InstrumentBook,
-  risk: RiskGate,
-  engine: Engine,
-  category: string,
-  log: Logger,
-): Promise<void> {
-  try {
-    const res = await rest.client.positions({ category });
-    // Also the ledger behind PositionUpdate (sent to each session at logon, then on change).
-    engine.onPositions(res.list ?? []);
-    const net = new Map<number, number>();
-    for (const p of res.list ?? []) {
-      const e = book.find("hft", category, p.symbol);
-      if (e === undefined || !p.size) continue;
-      const lots = lotsOf(p.size, e.grid) * (p.side === "Sell" ? -1 : 1);
-      net.set(e.inst.id, (net.get(e.inst.id) ?? 0) + lots);
-    }
-    for (const [id, lots] of net) risk.setPosition(id, lots);
-    if (net.size > 0) log.info({ instruments: net.size }, "HFT positions loaded into the risk gate");
-  } catch (err) {
-    log.warn({ err: (err as Error).message }, "could not load HFT positions; risk starts flat");
-  }
-}
-
-function registerGauges(
-  m: EngineMetrics,
-  engine: Engine,
-  rest: RestStack,
-  limiter: RateLimiter | undefined,
-  sync: VenueSync,
-  journal: Journal | undefined,
-): void {
-  const ps = rest.presigner;
-  m.gauge("hftgate_presign_hits", "Pre-signed signatures used (counter)", () => ps?.stats().hits ?? 0);
-  m.gauge(
-    "hftgate_presign_misses",
-    "Hot-path requests signed inline (counter)",
-    () => ps?.stats().misses ?? 0,
-  );
-  if (limiter) {
-    for (const cls of [
-      "spot.create",
-      "spot.cancel",
-      "hft.create",
-      "hft.cancel",
-      "hft.query",
-      "spot.listOrders",
-    ] as const) {
-      m.gauge("hftgate_ratelimit_credit", "Requests the limiter would grant now", () => limiter.credit(cls), {
-        class: cls,
-      });
-    }
-  }
-  const drops = engine.store.dropCounters();
-  for (const reason of Object.keys(drops)) {
-    m.gauge(
-      "hftgate_events_dropped",
-      "Order events dropped by the transition table, by reason (counter)",
-      () => engine.store.dropCounters()[reason as keyof typeof drops] ?? 0,
-      { reason },
-    );
-  }
-  m.gauge("hftgate_orders_live", "Orders not in a terminal state", () => engine.store.liveSet().size);
-  m.gauge(
-    "hftgate_orders_unanswered",
-    "Orders still waiting for their first answer",
-    () => engine.unanswered,
-  );
-  m.gauge(
-    "hftgate_events_unknown_order",
-    "Venue events for orders the store never created",
-    () => engine.store.stats.unknownOrder,
-  );
-  m.gauge("hftgate_venue_polls", "Poll rounds over the open-order lists", () => sync.stats.polls);
-  m.gauge(
-    "hftgate_journal_records",
-    "Records appended to the journal this run",
-    () => journal?.stats.records ?? 0,
-  );
-  m.gauge("hftgate_clock_offset_ms", "Venue clock offset applied to epochs", () => rest.clock?.offsetMs ?? 0);
-}
-
-/** Which push feeds are live (connected and trusted) for /health. */
-function liveFeeds(feeds: readonly VenueFeed[]): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const f of feeds) {
-    if (!(f instanceof StreamsFeed)) continue;
-    if (f.sync.orderStream !== undefined) out.spotOrders = f.sync.spotTrusted;
-    if (f.sync.hftStream !== undefined) out.hftPrivate = f.sync.hftTrusted;
-  }
-  return out;
-}
-
-function registerHftStreamGauges(metrics: EngineMetrics, sync: OrderSync, h: HftPrivateStream): void {
-  const t = h.transport.stats;
-  metrics.gauge("hftgate_hft_stream_up", "HFT private stream (NATS) connected", () => (h.up ? 1 : 0));
-  metrics.gauge(
-    "hftgate_hft_stream_trusted",
-    "HFT private stream trusted (HFT polling at the audit rate)",
-    () => (sync.hftTrusted ? 1 : 0),
-  );
-  metrics.gauge(
-    "hftgate_hft_stream_messages",
-    "HFT private stream messages received (counter)",
-    () => t.messages,
-  );
-  metrics.gauge("hftgate_hft_stream_reconnects", "HFT private stream reconnects (counter)", () =>
-    Math.max(0, t.connects - 1),
-  );
-  metrics.gauge(
-    "hftgate_hft_stream_lag_ms",
-    "Venue timestamp to receipt of the last HFT private message (ms)",
-    () => h.stats.lastLagMs,
-  );
-  metrics.gauge(
-    "hftgate_hft_stream_auth_failures",
-    "HFT private stream connects refused by the server (counter)",
-    () => t.authFailures,
-  );
-  metrics.gauge(
-    "hftgate_hft_stream_credential_refreshes",
-    "Socket credential fetches (counter)",
-    () => h.credentialStats.fetches,
-  );
-}
-
-/** The HFT NATS URL for a real venue: the configured one, else the documented one for the documented host. */
-function natsUrlFor(config: Config): string | undefined {
-  const u = config.streams.hftNats.url;
-  if (u !== "") return u;
-  return config.venue.hftBaseUrl.replace(/\/+$/, "") === "https://dma.coinswitch.co"
-    ? HFT_NATS_URL
-    : undefined;
 }

@@ -90,7 +90,6 @@ export function replayInto(
   const all: JournalRecord[] = [];
   let skipped = 0;
   let lastState: "active" | "reducing" | "halted" | undefined;
-  engine.replaying = true;
   /** A Spot create / cancel answer body (an order record) applied as the engine applied it. */
   const applySpotAnswer = (body: string | undefined): void => {
     if (!body) return;
@@ -228,12 +227,8 @@ export function replayInto(
         return;
     }
   };
-  let res: { records: number; tornBytes: number; corrupt: number };
-  try {
-    res = replayJournals(files, apply);
-  } finally {
-    engine.replaying = false;
-  }
+  // In replay mode: no requests, no messages (only the store, risk and owners are rebuilt).
+  const res = engine.run.replay(() => replayJournals(files, apply));
   if (lastState !== undefined && lastState !== "active") {
     engine.restoreTradingState(lastState);
     log.warn({ state: lastState }, "trading state restored from the journal");

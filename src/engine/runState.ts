@@ -31,9 +31,6 @@ export class RunState {
       this.replayingNow = false;
     }
   }
-  setReplaying(on: boolean): void {
-    this.replayingNow = on;
-  }
   stopAccepting(): void {
     this.acceptingNow = false;
   }

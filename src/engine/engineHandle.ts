@@ -1,0 +1,66 @@
+/** What `startEngine` takes and gives back. */
+import type { Logger } from "pino";
+import type { Gateway } from "../gateway/gateway.js";
+import type { Journal } from "../journal/writer.js";
+import type { RestStack } from "../rest/stack.js";
+import type { RiskConfig } from "../risk/config.js";
+import type { RiskGate } from "../risk/riskGate.js";
+import type { EmbeddedVenue, EmbeddedVenueOptions } from "./embeddedVenue.js";
+import type { Engine } from "./engine.js";
+import type { FeedContext } from "./feedContext.js";
+import type { InstrumentBook } from "./instruments.js";
+import type { EngineMetrics } from "./metrics.js";
+import type { ReplaySummary } from "./recovery.js";
+import type { ReferencePrices } from "./referencePrices.js";
+import type { VenueFeed, VenueSync } from "./sync.js";
+
+export interface StartOptions {
+  /** Logger to use (default: one from `config.log`). */
+  logger?: Logger;
+  /** Extra simulator options for venue `sim` (tests: synthetic market off, faults, delays). */
+  sim?: EmbeddedVenueOptions;
+  /** Risk overrides beyond the config knobs (tests). */
+  risk?: Partial<RiskConfig>;
+  /**
+   * Push feeds to use instead of the default (src/streams' OrderSync when `streams.enabled`). They
+   * start after the journal replay and its resolution, and stop at shutdown.
+   */
+  feeds?: (ctx: FeedContext) => VenueFeed[];
+  /** Install SIGINT/SIGTERM handlers that stop the engine (the `start` command does). */
+  handleSignals?: boolean;
+}
+
+export type { FeedContext };
+
+export interface EngineHandle {
+  readonly engine: Engine;
+  readonly gateway: Gateway;
+  readonly rest: RestStack;
+  readonly instruments: InstrumentBook;
+  readonly sync: VenueSync;
+  /** Push feeds (default: the src/streams OrderSync adapter). */
+  readonly feeds: readonly VenueFeed[];
+  readonly metrics: EngineMetrics;
+  readonly risk: RiskGate;
+  /** Feeds the risk gate's reference prices (price band, market-order value cap). */
+  readonly referencePrices: ReferencePrices;
+  readonly journal: Journal | undefined;
+  /** The embedded simulator (venue `sim`), else undefined. */
+  readonly sim: EmbeddedVenue | undefined;
+  /** ws://host:port/v1/ws */
+  readonly url: string;
+  /** http://host:port (serves /health and /metrics) */
+  readonly httpUrl: string;
+  readonly token: string;
+  readonly adminToken: string;
+  /** True when the token was generated at start (print it; it is not in the config). */
+  readonly tokenGenerated: boolean;
+  readonly venue: "sim" | "exchange";
+  /** Spot REST base URL in use (the embedded simulator's URL for venue `sim`). */
+  readonly venueUrl: string;
+  readonly replay: ReplaySummary | undefined;
+  /** Reconciled and the venue answered recently. */
+  ready(): boolean;
+  /** Graceful stop; idempotent; resolves within `shutdown.timeoutMs`. */
+  stop(reason?: string): Promise<void>;
+}

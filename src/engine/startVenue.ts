@@ -1,0 +1,126 @@
+/**
+ * Start-up steps that reach the venue: keys, the embedded simulator (and its nats-server) for venue
+ * `sim`, and the REST stack (clock sync, warm connections, pre-signer) built from the config sections.
+ */
+import type { Logger } from "pino";
+import { KeyError, type KeyPair, loadKeyPair } from "../auth/keys.js";
+import { generateKeyHex } from "../commands/keygen.js";
+import type { Config } from "../config/load.js";
+import { createRestStack, type RestStack } from "../rest/stack.js";
+import { HFT_NATS_URL } from "../streams/index.js";
+import { registerSecret } from "../telemetry/logger.js";
+import {
+  type EmbeddedVenue,
+  type EmbeddedVenueOptions,
+  startEmbeddedNats,
+  startEmbeddedVenue,
+} from "./embeddedVenue.js";
+import { StartupError } from "./startupError.js";
+
+/** Where the venue is, with the keys to reach it. */
+export interface VenueStart {
+  keys: KeyPair;
+  /** The embedded simulator (venue `sim`), else undefined. */
+  sim: EmbeddedVenue | undefined;
+  spotBase: string;
+  hftBase: string;
+  streamBase: string;
+  /** The HFT private streams' NATS URL, when they are on. */
+  hftNatsUrl: string | undefined;
+  stopNats: (() => Promise<void>) | undefined;
+}
+
+export async function startVenue(
+  config: Config,
+  simOpts: EmbeddedVenueOptions | undefined,
+  log: Logger,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<VenueStart> {
+  let keys: KeyPair;
+  let sim: EmbeddedVenue | undefined;
+  let spotBase = config.venue.spotBaseUrl;
+  let hftBase = config.venue.hftBaseUrl;
+  let streamBase = config.venue.streamUrl;
+  let stopNats: (() => Promise<void>) | undefined;
+  let hftNatsUrl = config.streams.hftNats.enabled ? natsUrlFor(config) : undefined;
+  if (config.venue.kind === "sim") {
+    // A caller (test) may bring its own server through the simulator options.
+    const given = simOpts?.nats?.url;
+    const nats =
+      config.streams.hftNats.enabled && given === undefined
+        ? await startEmbeddedNats(config.sim.nats)
+        : undefined;
+    if (nats !== undefined) cleanups.push(() => nats.server.stop());
+    hftNatsUrl = config.streams.hftNats.enabled ? (given ?? nats?.server.wsUrl) : undefined;
+    stopNats = nats !== undefined ? () => nats.server.stop() : undefined;
+    const kp = config.keys.secretKey ? undefined : generateKeyHex();
+    if (kp) registerSecret(kp.secretKey);
+    keys = kp ? loadKeyPair(kp.secretKey) : loadKeys(config);
+    sim = await startEmbeddedVenue(config, keys.apiKey, nats?.sim, simOpts);
+    const s = sim;
+    cleanups.push(() => s.stop());
+    spotBase = hftBase = streamBase = sim.baseUrl;
+    log.info({ url: sim.baseUrl, apiKey: keys.apiKey }, "embedded simulator started");
+    if (hftNatsUrl !== undefined)
+      log.info({ url: hftNatsUrl }, "HFT private streams: simulator publishing through a nats-server");
+    else if (config.venue.surfaces.includes("hft"))
+      log.info(
+        { simNats: config.sim.nats, hftNats: config.streams.hftNats.enabled },
+        "HFT private streams off (no nats-server installed, or sim.nats=off): HFT orders are covered by polling",
+      );
+  } else {
+    keys = loadKeys(config);
+  }
+
+  return { keys, sim, spotBase, hftBase, streamBase, hftNatsUrl, stopNats };
+}
+
+/** The REST stack from the config's http, signing and clock sections (started by the caller). */
+export function createRest(
+  config: Config,
+  keys: KeyPair,
+  spotBase: string,
+  hftBase: string,
+  log: Logger,
+): RestStack {
+  return createRestStack({
+    keys,
+    spotBaseUrl: spotBase,
+    hftBaseUrl: hftBase,
+    http: config.http,
+    epochPolicy: config.signing.epochPolicy,
+    maxAheadMs: config.signing.uniqueMaxAheadMs,
+    signerKind: config.signing.signer,
+    presign: config.signing.presign
+      ? {
+          horizonMs: config.signing.presignHorizonMs,
+          refillMs: config.signing.presignRefillMs,
+          threads: config.signing.presignWorkers,
+        }
+      : false,
+    clock: { ...config.clock, onWarn: (msg: string) => log.warn({}, msg) },
+    pathOverrides: { "hft.cancelOrder": config.venue.hftCancelPath },
+  });
+}
+
+function loadKeys(config: Config): KeyPair {
+  try {
+    return loadKeyPair(config.keys.secretKey ?? undefined, config.keys.apiKey ?? undefined);
+  } catch (err) {
+    if (err instanceof KeyError) {
+      throw new StartupError(
+        `venue "exchange" needs valid keys: ${err.message}. Set HFTGATE_SECRET_KEY (and optionally HFTGATE_API_KEY) or keys.secretKey in the config file.`,
+      );
+    }
+    throw err;
+  }
+}
+
+/** The HFT NATS URL for a real venue: the configured one, else the documented one for the documented host. */
+function natsUrlFor(config: Config): string | undefined {
+  const u = config.streams.hftNats.url;
+  if (u !== "") return u;
+  return config.venue.hftBaseUrl.replace(/\/+$/, "") === "https://dma.coinswitch.co"
+    ? HFT_NATS_URL
+    : undefined;
+}
