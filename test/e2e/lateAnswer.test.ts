@@ -155,6 +155,9 @@ describe("a rejection verdict overturned by the venue (issue 17, cause 1)", () =
         "orders.unknownQueryIntervalMs": 50,
         "orders.unknownQueryRetries": 10,
         "streams.auditIntervalMs": 100,
+        // The overturning record comes from the audit of the HFT open list (its own knob since the
+        // HFT stream work): keep it as fast as the audit above.
+        "streams.hftAuditIntervalMs": 100,
       }),
       { logger: silent },
     );
