@@ -2,9 +2,9 @@
  * Simulator suite: how much the venue itself costs per request. HTTP round trips through one
  * keep-alive undici connection, client and simulator in this one process (so on one vCPU; the
  * figures include the client), against a trivial node:http server in the same process as the floor.
- * Also the engine alone (no HTTP): an HFT IOC create that does not cross. "signed" reuses one signature
- * per second (the simulator caches verified triples, as a pre-signing client would hit); "fresh" signs
- * and verifies every request (client-side signing included in that figure).
+ * Also the matching exchange alone (`Exchange`, no HTTP): an HFT IOC create that does not cross.
+ * "signed" reuses one signature per second (the simulator caches verified triples, as a pre-signing
+ * client would hit); "fresh" signs and verifies every request (client-side signing included).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
