@@ -179,9 +179,6 @@ async function boot(
     resolveIntervalMs: config.orders.unknownQueryIntervalMs,
     maxQueries: config.orders.unknownQueryRetries,
     auditIntervalMs: config.streams.auditIntervalMs,
-    // The HFT open list is audited at the HFT rate: polled fast by the streams' poller whenever its
-    // private stream is not trusted, so this audit is only the safety net.
-    surfaceAuditMs: { hft: config.streams.hftAuditIntervalMs },
   });
   cleanups.push(() => sync.stop());
 

@@ -67,6 +67,8 @@ export class StreamsFeed implements VenueFeed {
         onSpotTrusted: (trusted) => (trusted ? risk.streamUp() : risk.streamDown()),
         onHftTrusted: (trusted) => {
           engine.run.hftPushTrusted = trusted;
+          // The venue sync's audit of the HFT open list slows to the HFT audit interval meanwhile.
+          venueSync.setSurfaceAudit("hft", trusted ? cfg.streams.hftAuditIntervalMs : undefined);
           ctx.log.info(
             { stream: "hft.private", trusted },
             trusted

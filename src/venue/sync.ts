@@ -65,11 +65,6 @@ export interface SyncOptions {
    * with the connection still up carries no sequence gap to reveal it.
    */
   auditIntervalMs?: number;
-  /**
-   * A surface's own, longer audit interval (ms) in those rounds: HFT while its private stream carries
-   * the orders, so its rate bucket is left to creates and cancels.
-   */
-  surfaceAuditMs?: Partial<Record<"spot" | "hft", number>>;
   /** Targeted queries per poll round for orders missing from the open lists. */
   maxTargetedPerRound?: number;
   /** How long a sent create may still be answered; default: the REST client's timeouts. */
@@ -92,6 +87,7 @@ export class VenueSync implements VenueFeed {
   private stopped = false;
   private lastPollMs = 0;
   private readonly lastSurfaceMs: Partial<Record<"spot" | "hft", number>> = {};
+  private readonly surfaceAuditMs: Partial<Record<"spot" | "hft", number>> = {};
   private lastResolveMs = 0;
   /** Wall-clock ms of the last successful venue answer (health). */
   lastVenueOkMs = 0;
@@ -164,6 +160,15 @@ export class VenueSync implements VenueFeed {
   /** A push feed covers live orders: polling drops to the audit interval (resolution continues). */
   setPushFeedUp(up: boolean): void {
     this.pushFeedUp = up;
+  }
+
+  /**
+   * A surface's own, longer audit interval (ms) in audit rounds, e.g. HFT while its private stream is
+   * trusted, so its rate bucket is left to creates and cancels; undefined = the common audit interval.
+   */
+  setSurfaceAudit(kind: "spot" | "hft", ms: number | undefined): void {
+    if (ms === undefined) delete this.surfaceAuditMs[kind];
+    else this.surfaceAuditMs[kind] = ms;
   }
 
   markReplayed(clientId: string): void {
@@ -289,7 +294,7 @@ export class VenueSync implements VenueFeed {
     const listed = new Set<string>();
     try {
       for (const s of this.active) {
-        const every = audit ? this.o.surfaceAuditMs?.[s.kind] : undefined;
+        const every = audit ? this.surfaceAuditMs[s.kind] : undefined;
         if (
           every !== undefined &&
           (every <= 0 || this.lastPollMs - (this.lastSurfaceMs[s.kind] ?? 0) < every)
