@@ -69,10 +69,19 @@ async function main(): Promise<number> {
     return 2;
   }
   const reports: KillReport[] = [];
+  let failedRigs = 0;
   const t0 = Date.now();
   for (const sc of scenarios) {
     for (let seed = first; seed < first + seeds; seed++) {
-      const r = await runKill(sc, seed);
+      let r: KillReport;
+      try {
+        r = await runKill(sc, seed);
+      } catch (e) {
+        // The rig itself failed (a process did not start): a failed run, and the soak goes on.
+        process.stdout.write(`${sc.name} seed ${seed}: rig failed: ${String(e).slice(0, 300)} FAIL\n`);
+        failedRigs++;
+        continue;
+      }
       reports.push(r);
       const p = problems(r);
       process.stdout.write(
@@ -85,11 +94,13 @@ async function main(): Promise<number> {
       if (r.details.length > 8) process.stdout.write(`    … ${r.details.length - 8} more\n`);
     }
   }
+  if (failedRigs > 0)
+    process.stdout.write(`\n${failedRigs} run(s) could not start their rig (not in the table)\n`);
   process.stdout.write(`\nkill soak: ${reports.length} runs in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
   process.stdout.write(`${summaryTable(reports)}\n`);
   const json = arg("json");
   if (json) writeFileSync(json, `${JSON.stringify(reports, null, 2)}\n`);
-  return reports.some((r) => problems(r) > 0) ? 1 : 0;
+  return failedRigs > 0 || reports.some((r) => problems(r) > 0) ? 1 : 0;
 }
 
 main().then(
