@@ -2,42 +2,16 @@
  * Client order numbers across a gateway restart: the journal tells the new process which numbers each
  * session used, LogonAck reports the highest, a reused number is refused, and the client continues.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimHandle, startSimulator } from "../../sim/index.js";
+import { describe, expect, it } from "vitest";
 import { GatewayClient } from "../../src/client/index.js";
-import { generateKeyHex } from "../../src/commands/keygen.js";
 import { startEngine } from "../../src/engine/index.js";
 import { encodeC2G } from "../../src/protocol/codec.js";
 import { CODES, OrderStatus, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import { next, silent, testConfig } from "./harness.js";
+import { next, silent } from "./harness.js";
+import { restartVenue } from "./restartFixture.js";
 
-let sim: SimHandle;
-let dir: string;
-const kp = generateKeyHex();
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "hftgate-clordno-"));
-  sim = await startSimulator({ apiKeys: [kp.apiKey], market: { synthetic: false, tickMs: 0 } });
-});
-afterAll(async () => {
-  await sim?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const config = () =>
-  testConfig(
-    {
-      "venue.kind": "exchange",
-      "venue.spotBaseUrl": sim.baseUrl,
-      "venue.hftBaseUrl": sim.baseUrl,
-      "keys.secretKey": kp.secretKey,
-      "shutdown.timeoutMs": 500,
-    },
-    dir,
-  );
+const v = restartVenue("clordno");
+const config = () => v.config();
 
 describe("client order numbers after a gateway restart", () => {
   it("LogonAck reports the journal's last number, a reused one is refused, the client continues", async () => {
@@ -68,7 +42,7 @@ describe("client order numbers after a gateway restart", () => {
       expect(c2.lastClOrdNo).toBe(7);
       const liveBefore = h2.engine.store.liveOrders().length;
       // Reusing a journaled number is refused and sends nothing.
-      const created = sim.counters.ordersCreated("hft");
+      const created = v.sim.counters.ordersCreated("hft");
       const refused = next(c2, "reject", (r) => r.clOrdNo === 2);
       c2.sendRaw(
         Buffer.from(
@@ -90,7 +64,7 @@ describe("client order numbers after a gateway restart", () => {
       const eighth = next(c2, "ack", (a) => a.clOrdNo === 8);
       expect(c2.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 600_400, qtyLots: 1 })).toBe(8);
       await eighth;
-      expect(sim.counters.ordersCreated("hft")).toBe(created + 1);
+      expect(v.sim.counters.ordersCreated("hft")).toBe(created + 1);
       expect(h2.engine.store.liveOrders().length).toBe(liveBefore + 1);
       // Orders from before the restart are reachable by their numbers again (cancel, query).
       const [q2] = await c2.query(2);

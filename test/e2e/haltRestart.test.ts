@@ -1,39 +1,13 @@
 /** The trading state survives a restart: a halt is journaled and restored; only an admin lifts it. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimHandle, startSimulator } from "../../sim/index.js";
+import { describe, expect, it } from "vitest";
 import { GatewayClient } from "../../src/client/index.js";
-import { generateKeyHex } from "../../src/commands/keygen.js";
 import { startEngine } from "../../src/engine/index.js";
 import { CODES, Side, TradingStateValue } from "../../src/protocol/schema.js";
-import { next, silent, testConfig } from "./harness.js";
+import { next, silent } from "./harness.js";
+import { restartVenue } from "./restartFixture.js";
 
-let sim: SimHandle;
-let dir: string;
-const kp = generateKeyHex();
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "hftgate-halt-restart-"));
-  sim = await startSimulator({ apiKeys: [kp.apiKey], market: { synthetic: false, tickMs: 0 } });
-});
-afterAll(async () => {
-  await sim?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const config = () =>
-  testConfig(
-    {
-      "venue.kind": "exchange",
-      "venue.spotBaseUrl": sim.baseUrl,
-      "venue.hftBaseUrl": sim.baseUrl,
-      "keys.secretKey": kp.secretKey,
-      "shutdown.timeoutMs": 500,
-    },
-    dir,
-  );
+const v = restartVenue("halt-restart");
+const config = () => v.config();
 
 describe("trading state across restarts", () => {
   it("a Kill survives a restart; SetTradingState active lifts it, and that survives too", async () => {

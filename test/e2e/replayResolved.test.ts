@@ -3,52 +3,29 @@
  * resolution, and that outcome is journaled so that the next restart replays it as rejected instead of
  * resolving it again.
  */
-import { mkdtempSync, renameSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { renameSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SimHandle, startSimulator } from "../../sim/index.js";
-import { generateKeyHex } from "../../src/commands/keygen.js";
+import { describe, expect, it } from "vitest";
 import { startEngine } from "../../src/engine/index.js";
 import { Journal } from "../../src/journal/writer.js";
 import { Status } from "../../src/orders/index.js";
-import { silent, testConfig, until } from "./harness.js";
+import { silent, until } from "./harness.js";
+import { restartVenue } from "./restartFixture.js";
 
-let sim: SimHandle;
-let dir: string;
-const kp = generateKeyHex();
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "hftgate-replay-resolved-"));
-  sim = await startSimulator({ apiKeys: [kp.apiKey], market: { synthetic: false, tickMs: 0 } });
+const v = restartVenue("replay-resolved", {
+  "orders.unknownQueryIntervalMs": 20,
+  // A replayed create is judged once every request with its client id is past its answer deadline
+  // (connect + headers + body timeouts): short timeouts keep the test short.
+  "http.connectTimeoutMs": 200,
+  "http.headersTimeoutMs": 1_000,
+  "http.bodyTimeoutMs": 200,
 });
-afterAll(async () => {
-  await sim?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const config = () =>
-  testConfig(
-    {
-      "venue.kind": "exchange",
-      "venue.spotBaseUrl": sim.baseUrl,
-      "venue.hftBaseUrl": sim.baseUrl,
-      "keys.secretKey": kp.secretKey,
-      "shutdown.timeoutMs": 500,
-      "orders.unknownQueryIntervalMs": 20,
-      // A replayed create is judged once every request with its client id is past its answer deadline
-      // (connect + headers + body timeouts): short timeouts keep the test short.
-      "http.connectTimeoutMs": 200,
-      "http.headersTimeoutMs": 1_000,
-      "http.bodyTimeoutMs": 200,
-    },
-    dir,
-  );
+const config = () => v.config();
 
 describe("resolution outcomes survive the next restart", () => {
   it("a never-received create is rejected once, and replayed as rejected afterwards", async () => {
     // What a process that died right after journaling the request (before it reached the venue) leaves.
-    const j = Journal.open({ dir: join(dir, "journal"), fsync: "none" });
+    const j = Journal.open({ dir: join(v.dir, "journal"), fsync: "none" });
     j.command({
       session: "ghostly",
       op: "new",
@@ -70,7 +47,7 @@ describe("resolution outcomes survive the next restart", () => {
     });
     await j.close();
     // Named as an older run: files are replayed in name order (start time, then pid).
-    renameSync(j.path, join(dir, "journal", "hftgate-20260101T000000Z-1.hgj"));
+    renameSync(j.path, join(v.dir, "journal", "hftgate-20260101T000000Z-1.hgj"));
 
     const h1 = await startEngine(config(), { logger: silent });
     try {
@@ -90,7 +67,7 @@ describe("resolution outcomes survive the next restart", () => {
       expect(h2.replay?.live).toBe(0); // rejected at replay: nothing to resolve again
       expect(h2.engine.store.byClientId("ghost-create-1")?.status).toBe(Status.Rejected);
       expect(h2.engine.lastClOrdNo("ghostly")).toBe(1);
-      expect(sim.counters.ordersCreated("hft")).toBe(0); // never re-sent
+      expect(v.sim.counters.ordersCreated("hft")).toBe(0); // never re-sent
     } finally {
       await h2.stop("test");
     }
