@@ -25,7 +25,7 @@ describe("resolution while the query budget is exhausted", () => {
     while (limiter.acquire("hft.query", "query", 0).status === "granted");
     const escalatedBefore = t.h.sync.stats.escalations;
     const unk = next(c, "unknown");
-    const ack = next(c, "ack", () => true, 4000);
+    const ack = next(c, "ack", () => true, 10_000);
     const no = c.placeOrder({
       instrumentId: t.inst("linear", "BTCUSDT"),
       side: Side.Buy,
@@ -33,7 +33,19 @@ describe("resolution while the query budget is exhausted", () => {
       qtyLots: 2,
     });
     await unk;
-    await until(() => t.h.sync.stats.throttledQueries > 5, 2000, "refused rounds");
+    // Keep the bucket empty (tokens come back as the 1 s window slides) until more rounds were refused
+    // than the order has attempts: had a refusal counted as one, the order would be escalated by now.
+    const drain = () => {
+      while (limiter.acquire("hft.query", "query", 0).status === "granted");
+    };
+    await until(
+      () => {
+        drain();
+        return t.h.sync.stats.throttledQueries > 5;
+      },
+      8000,
+      "refused rounds",
+    );
     const a = await ack;
     expect(a.clOrdNo).toBe(no);
     expect(t.h.sync.stats.escalations).toBe(escalatedBefore);
