@@ -36,6 +36,7 @@ import { StartupError } from "./startupError.js";
 import { createRest, startVenue } from "./startVenue.js";
 import { StreamsFeed } from "./streamsFeed.js";
 import { type VenueFeed, VenueSync } from "./sync.js";
+import { ToldLedger, tellWhatWasDue } from "./toldVsKnown.js";
 
 export { StartupError } from "./startupError.js";
 
@@ -259,14 +260,17 @@ async function boot(
     Date.now() - sync.lastVenueOkMs < Math.max(10_000, 5 * config.streams.pollIntervalMs);
   // Restart = resume: named sessions of earlier runs continue (seq, resume ring) from the journal.
   let restored: RestoreResult | undefined;
+  const ledger = new ToldLedger();
   if (journal && config.engine.replayJournal) {
     const j = journal;
-    restored = restoreSessions(chronological(listJournals(config.journal.dir).filter((f) => f !== j.path)), {
+    const files = chronological(listJournals(config.journal.dir).filter((f) => f !== j.path));
+    const opts = {
       ring: config.gateway.resumeRing,
       retentionMs: config.gateway.sessionRetentionMs,
       maxSessions: config.gateway.maxRetainedSessions,
       nowMs: Date.now(),
-    });
+    };
+    restored = restoreSessions(files, opts, (r) => ledger.add(r));
     if (restored.sessions.length > 0 || restored.expired > 0)
       log.info(
         { sessions: restored.sessions.length, expired: restored.expired },
@@ -306,6 +310,17 @@ async function boot(
     },
   });
   let gatewayRef: Gateway | undefined = gateway;
+  if (restored && restored.sessions.length > 0) {
+    // What a restored session was due before the crash and never told (told vs known), then attach.
+    const names = restored.sessions.map((s) => s.name);
+    const due = tellWhatWasDue(
+      { store: engine.store, owners: engine.owners, book: instruments },
+      ledger,
+      names,
+    );
+    if (due.acks + due.rejects + due.fills + due.updates > 0)
+      log.info(due, "restart: messages due before the crash sent to restored sessions");
+  }
   engine.attach(gateway);
   try {
     await gateway.start();

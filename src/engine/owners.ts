@@ -130,6 +130,11 @@ export class Owners {
     this.d.journal?.command({ session: s.name, op: "logon", reason: `cod=${s.codPolicy};hb=${heartbeatMs}` });
   }
 
+  /** What is kept for an owner until its session is there (read at restart by toldVsKnown). */
+  kept(owner: number): readonly { name: EngineMessage; body: Body<EngineMessage> }[] {
+    return this.outbox.get(owner) ?? [];
+  }
+
   /** Delivers what was kept for an owner while it had no session (at its logon). */
   flushOutbox(owner: number, sid: number): void {
     const box = this.outbox.get(owner);

@@ -135,9 +135,19 @@ export class SessionRestorer {
   }
 }
 
-/** Reads the given journal files (oldest first) and returns the sessions to continue. */
-export function restoreSessions(files: readonly string[], opts: RestoreOptions): RestoreResult {
+/**
+ * Reads the given journal files (oldest first) and returns the sessions to continue; `tap` sees every
+ * record too (the engine's told-vs-known ledger reads the same pass).
+ */
+export function restoreSessions(
+  files: readonly string[],
+  opts: RestoreOptions,
+  tap?: (rec: JournalRecord) => void,
+): RestoreResult {
   const r = new SessionRestorer(opts);
-  replayJournals(files, (rec) => r.add(rec));
+  replayJournals(files, (rec) => {
+    r.add(rec);
+    tap?.(rec);
+  });
   return r.result();
 }
