@@ -5,6 +5,7 @@ import type { Journal } from "../journal/writer.js";
 import type { RestStack } from "../rest/stack.js";
 import type { RiskConfig } from "../risk/config.js";
 import type { RiskGate } from "../risk/riskGate.js";
+import type { VenueFeed, VenueSync } from "../venue/sync.js";
 import type { EmbeddedVenue, EmbeddedVenueOptions } from "./embeddedVenue.js";
 import type { Engine } from "./engine.js";
 import type { FeedContext } from "./feedContext.js";
@@ -12,7 +13,6 @@ import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { ReplaySummary } from "./recovery.js";
 import type { ReferencePrices } from "./referencePrices.js";
-import type { VenueFeed, VenueSync } from "./sync.js";
 
 export interface StartOptions {
   /** Logger to use (default: one from `config.log`). */

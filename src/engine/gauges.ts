@@ -5,10 +5,10 @@ import type { RateLimiter } from "../limits/index.js";
 import type { RestStack } from "../rest/stack.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import type { HftPrivateStream, OrderSync } from "../streams/index.js";
+import type { VenueFeed, VenueSync } from "../venue/sync.js";
 import type { Engine } from "./engine.js";
 import type { EngineMetrics } from "./metrics.js";
 import { StreamsFeed } from "./streamsFeed.js";
-import type { VenueFeed, VenueSync } from "./sync.js";
 
 export function registerGauges(
   m: EngineMetrics,

@@ -1,4 +1,6 @@
 /** Public surface of the engine: import from here. */
+
+export { type SyncOptions, type VenueFeed, VenueSync } from "../venue/sync.js";
 export { Engine, type EngineDeps, type EngineOptions } from "./engine.js";
 export { healthReply, metricsReply } from "./health.js";
 export {
@@ -21,4 +23,3 @@ export {
 } from "./lifecycle.js";
 export { EngineMetrics, OUTCOMES, STAGES } from "./metrics.js";
 export { parseOrderTag, type ReplaySummary, replayInto } from "./recovery.js";
-export { type SyncOptions, type VenueFeed, VenueSync } from "./sync.js";

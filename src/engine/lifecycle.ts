@@ -16,6 +16,7 @@ import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../limits/index.js";
 import { TERMINAL } from "../orders/index.js";
 import { RiskGate } from "../risk/riskGate.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
+import { type VenueFeed, VenueSync } from "../venue/sync.js";
 import { Engine } from "./engine.js";
 import type { FeedContext } from "./feedContext.js";
 import {
@@ -35,7 +36,6 @@ import { loadPositions } from "./startPositions.js";
 import { StartupError } from "./startupError.js";
 import { createRest, startVenue } from "./startVenue.js";
 import { StreamsFeed } from "./streamsFeed.js";
-import { type VenueFeed, VenueSync } from "./sync.js";
 import { ToldLedger, tellWhatWasDue } from "./toldVsKnown.js";
 
 export { StartupError } from "./startupError.js";

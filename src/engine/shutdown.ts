@@ -8,10 +8,10 @@ import type { Config } from "../config/load.js";
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
 import type { RestStack } from "../rest/stack.js";
+import type { VenueFeed, VenueSync } from "../venue/sync.js";
 import type { EmbeddedVenue } from "./embeddedVenue.js";
 import type { Engine } from "./engine.js";
 import type { ReferencePrices } from "./referencePrices.js";
-import type { VenueFeed, VenueSync } from "./sync.js";
 
 /** What a shutdown closes, in the order it closes them. */
 export interface StopParts {

@@ -10,8 +10,8 @@ import { monoNs, Source } from "../orders/index.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import { OrderSync, SocketCredentials } from "../streams/index.js";
 import { registerSecret } from "../telemetry/logger.js";
+import type { VenueFeed, VenueSync } from "../venue/sync.js";
 import type { FeedContext } from "./feedContext.js";
-import type { VenueFeed, VenueSync } from "./sync.js";
 
 const SOURCE_NAME: Record<number, string> = {
   [Source.Rest]: "rest",
