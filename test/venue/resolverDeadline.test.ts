@@ -1,6 +1,7 @@
 /**
- * The resolver as a unit: one owner of an in-flight create, and no verdict (nor resend) while a
- * request with the order's client id may still be answered. A scripted surface stands in for the venue.
+ * The resolver as a unit: one owner of an in-flight create, no verdict (nor resend) while a request
+ * with the order's client id may still be answered, and no order given up once escalated (asked again
+ * every `escalatedRetryMs` and at once by a reconciliation). A scripted surface stands in for the venue.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -9,8 +10,16 @@ import { RecordApplier } from "../../src/venue/apply.js";
 import { newSyncStats, Resolver } from "../../src/venue/resolver.js";
 import type { VenueSurface } from "../../src/venue/surface.js";
 
+interface VenueState {
+  /** The venue holds the order (its record is returned), else "not found". */
+  holds: boolean;
+  /** The venue cannot be reached: a query fails with a network error. */
+  unreachable: boolean;
+  queries: number;
+}
+
 /** A venue that answers "not found" until `holds` is set, then returns a New record. */
-function scriptedSurface(state: { holds: boolean; queries: number }): VenueSurface {
+function scriptedSurface(state: VenueState): VenueSurface {
   const rec = { status: "New", id: "X1" };
   return {
     kind: "hft",
@@ -28,6 +37,7 @@ function scriptedSurface(state: { holds: boolean; queries: number }): VenueSurfa
     parseCancel: () => undefined,
     queryByClientId: async () => {
       state.queries++;
+      if (state.unreachable) throw new Error("ECONNREFUSED");
       return state.holds ? rec : undefined;
     },
     listOpen: async () => ({ rows: [], complete: true }),
@@ -46,9 +56,10 @@ function scriptedSurface(state: { holds: boolean; queries: number }): VenueSurfa
   };
 }
 
-function setUp(deadlineMs: number) {
+function setUp(deadlineMs: number, opts: { maxQueries?: number; escalatedRetryMs?: number } = {}) {
   const store = new OrderStore();
-  const state = { holds: false, queries: 0 };
+  const state: VenueState = { holds: false, unreachable: false, queries: 0 };
+  const escalations: string[] = [];
   const surface = scriptedSurface(state);
   const resends: Order[] = [];
   const journal: string[] = [];
@@ -77,9 +88,13 @@ function setUp(deadlineMs: number) {
       resendCancel: () => {},
       onVenueOk: () => {},
       onQuery: () => {},
-      onEscalation: () => {},
+      onEscalation: () => escalations.push(order.clientId),
     },
-    { maxQueries: 10, answerDeadlineMs: deadlineMs },
+    {
+      maxQueries: opts.maxQueries ?? 10,
+      answerDeadlineMs: deadlineMs,
+      escalatedRetryMs: opts.escalatedRetryMs,
+    },
   );
   const order = store.create({
     sessionId: 1,
@@ -95,7 +110,7 @@ function setUp(deadlineMs: number) {
   });
   store.markSent(order.clientId);
   store.createUnknown(order.clientId);
-  return { store, state, resolver, order, resends, journal };
+  return { store, state, resolver, order, resends, journal, escalations };
 }
 
 describe("resolver: no verdict while a request may still be answered", () => {
@@ -132,6 +147,46 @@ describe("resolver: no verdict while a request may still be answered", () => {
     t.store.apply({ ...newVenueNew(t.order.clientId), tsNs: monoNs() });
     expect(t.order.status).toBe(Status.New);
     expect(t.store.liveOrders(1)).toEqual([t.order]);
+  });
+});
+
+describe("resolver: escalated orders are not given up", () => {
+  it("asks an escalated order again after escalatedRetryMs and applies the venue's answer", async () => {
+    const r = setUp(0, { maxQueries: 3, escalatedRetryMs: 30 });
+    r.state.unreachable = true;
+    r.state.holds = true;
+    for (let i = 0; i < 5; i++) await r.resolver.round();
+    expect(r.order.status).toBe(Status.Unknown);
+    expect(r.escalations).toHaveLength(1);
+    const asked = r.state.queries;
+    // Not due yet: no question.
+    await r.resolver.round();
+    expect(r.state.queries).toBe(asked);
+    // Due, still unreachable: asked, not escalated (told) a second time.
+    await new Promise((res) => setTimeout(res, 40));
+    await r.resolver.round();
+    expect(r.state.queries).toBe(asked + 1);
+    expect(r.escalations).toHaveLength(1);
+    // Reachable again: the next due question settles it.
+    r.state.unreachable = false;
+    await new Promise((res) => setTimeout(res, 40));
+    await r.resolver.round();
+    expect(r.order.status).toBe(Status.New);
+    expect(r.order.exchangeId).toBe("X1");
+  });
+
+  it("a reconciliation asks escalated orders at once", async () => {
+    const r = setUp(0, { maxQueries: 3, escalatedRetryMs: 60_000 });
+    r.state.unreachable = true;
+    r.state.holds = true;
+    for (let i = 0; i < 5; i++) await r.resolver.round();
+    expect(r.escalations).toHaveLength(1);
+    r.state.unreachable = false;
+    await r.resolver.round();
+    expect(r.order.status).toBe(Status.Unknown); // not due for a minute
+    r.resolver.retryEscalated();
+    await r.resolver.round();
+    expect(r.order.status).toBe(Status.New);
   });
 });
 
