@@ -190,14 +190,8 @@ export class CreatePath {
 
   /** Counts an order rebuilt from the journal in the risk gate's open-order ledger. */
   riskOpen(o: Order): void {
-    this.d.risk.onOpen(o.clientId, {
-      sessionId: o.sessionId,
-      instrumentId: o.instrumentId,
-      side: o.side,
-      type: o.type,
-      priceTicks: o.priceTicks,
-      qtyLots: o.qtyLots,
-    });
+    // An Order carries every field of the risk gate's OrderIntent, which copies what it keeps.
+    this.d.risk.onOpen(o.clientId, o);
   }
 
   /** Same-id resend of a create (resolution found no order at the venue). */

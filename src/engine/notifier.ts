@@ -158,14 +158,7 @@ export class Notifier {
       else if (st === Status.Expired) m.outcomes.expired.inc();
     } else if (TERMINAL[prev] && !TERMINAL[st]) {
       // A rejection verdict overturned by the venue: the order counts as open again.
-      this.d.risk.onOpen(o.clientId, {
-        sessionId: o.sessionId,
-        instrumentId: o.instrumentId,
-        side: o.side,
-        type: o.type,
-        priceTicks: o.priceTicks,
-        qtyLots: o.qtyLots,
-      });
+      this.d.risk.onOpen(o.clientId, o);
     }
     if (!this.d.run.replaying) return false;
     if (TERMINAL[st]) this.pending.delete(o.clientId);
