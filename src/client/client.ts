@@ -16,6 +16,7 @@ import {
   type G2CMessage,
 } from "../protocol/codec.js";
 import {
+  AmendFlags,
   type Body,
   type C2GName,
   CancelAllScope,
@@ -79,6 +80,7 @@ export interface ClientEvents {
   update: Ev<"OrderUpdate">;
   fill: Ev<"Fill">;
   cancelReject: Ev<"CancelReject">;
+  amendReject: Ev<"AmendReject">;
   unknown: Ev<"OutcomeUnknown">;
   balance: Ev<"BalanceUpdate">;
   position: Ev<"PositionUpdate">;
@@ -114,6 +116,7 @@ const EVENT_OF: Partial<Record<G2CMessage["name"], keyof ClientEvents>> = {
   OrderUpdate: "update",
   Fill: "fill",
   CancelReject: "cancelReject",
+  AmendReject: "amendReject",
   OutcomeUnknown: "unknown",
   BalanceUpdate: "balance",
   PositionUpdate: "position",
@@ -346,6 +349,28 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
   cancel(order: number | string): void {
     if (typeof order === "number") this.send("Cancel", { clOrdNo: order, exchangeOrderId: "" });
     else this.send("Cancel", { clOrdNo: 0, exchangeOrderId: order });
+  }
+
+  /**
+   * Amends a working order's price and/or total quantity (PROTOCOL.md §3 Amend). In place on HFT; on
+   * Spot the gateway cancels and replaces it, so a new client order number is taken and returned (the
+   * replacement's); `replace: false` (HFT) returns 0. Answers: `update` (PendingReplace, then the new
+   * values) or `amendReject`.
+   */
+  amend(clOrdNo: number, change: { priceTicks?: number; qtyLots?: number }, replace = false): number {
+    const flags =
+      (change.priceTicks !== undefined ? AmendFlags.Price : 0) |
+      (change.qtyLots !== undefined ? AmendFlags.Qty : 0);
+    if (flags === 0) throw new RangeError("amend needs a price or a quantity");
+    const newClOrdNo = replace ? ++this.lastClOrdNo : 0;
+    this.send("Amend", {
+      clOrdNo,
+      newClOrdNo,
+      flags,
+      priceTicks: change.priceTicks ?? 0,
+      qtyLots: change.qtyLots ?? 0,
+    });
+    return newClOrdNo;
   }
 
   /** Without an instrument: this session's live orders; with one: those on it; `account`: everything. */

@@ -11,6 +11,7 @@ import type { Body } from "../protocol/schema.js";
 
 export type NewOrderCmd = Body<"NewOrder">;
 export type CancelCmd = Body<"Cancel">;
+export type AmendCmd = Body<"Amend">;
 export type CancelAllCmd = Body<"CancelAll">;
 export type QueryCmd = Body<"Query">;
 export type KillCmd = Body<"Kill">;
@@ -67,6 +68,12 @@ export interface GatewayEngine {
    */
   onCancel(session: SessionInfo, cmd: CancelCmd, recvNs: number): void;
   /**
+   * Amend of a working order (PROTOCOL.md §3 Amend): clOrdNo is one the session used; a non-zero
+   * newClOrdNo is greater than every number it used before (and is now used up). Answer with
+   * OrderUpdate(s) or AmendReject. Optional: without it the gateway answers Error UnknownType.
+   */
+  onAmend?(session: SessionInfo, cmd: AmendCmd, recvNs: number): void;
+  /**
    * Scope 1 session, 2 session+instrument (instrument known), 3 the whole account (the engine decides
    * whether a non-admin session may do that). Results as OrderUpdates to each owning session.
    */
@@ -108,6 +115,7 @@ export type EngineMessage =
   | "OrderUpdate"
   | "Fill"
   | "CancelReject"
+  | "AmendReject"
   | "OutcomeUnknown"
   | "BalanceUpdate"
   | "PositionUpdate"

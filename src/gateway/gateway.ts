@@ -9,6 +9,7 @@ import type { SessionInput } from "../journal/records.js";
 import { monoNs } from "../protocol/clock.js";
 import { type C2GMessage, decodeC2G, encodeG2C } from "../protocol/codec.js";
 import {
+  AmendRejectReason,
   type Body,
   CancelAllScope,
   CancelRejectReason,
@@ -639,6 +640,9 @@ export class Gateway implements SessionSink {
         this.engine.onCancel(s, b, recvNs);
         return;
       }
+      case "Amend":
+        this.onAmend(l, s, m.body, m.type, recvNs);
+        return;
       case "CancelAll": {
         const b = m.body;
         if (b.scope === CancelAllScope.SessionInstrument && !this.instrument(b.instrumentId)) {
@@ -691,6 +695,28 @@ export class Gateway implements SessionSink {
       return;
     }
     this.engine.onNewOrder(s, b, recvNs);
+  }
+
+  /**
+   * Amend: the numbers are checked here as for NewOrder / Cancel (an order number the session never used
+   * is unknown; a replacement number must increase and is used up); the engine decides the rest.
+   */
+  private onAmend(l: Link, s: Session, b: Body<"Amend">, type: number, recvNs: number): void {
+    const e = this.engine;
+    if (!e.onAmend) {
+      this.sendError(l, "UnknownType", type, recvNs);
+      return;
+    }
+    let reason = 0;
+    if (b.clOrdNo === 0 || b.clOrdNo > s.lastClOrdNo) reason = AmendRejectReason.UnknownOrder;
+    else if (b.newClOrdNo !== 0 && b.newClOrdNo <= s.lastClOrdNo) reason = AmendRejectReason.BadNewClOrdNo;
+    if (reason !== 0) {
+      const text = reason === AmendRejectReason.UnknownOrder ? "unknown order" : "newClOrdNo not increasing";
+      this.sendSeq(s, "AmendReject", { ...b, reason, exchangeOrderId: "", text }, recvNs);
+      return;
+    }
+    if (b.newClOrdNo !== 0) s.lastClOrdNo = b.newClOrdNo;
+    e.onAmend(s, b, recvNs);
   }
 
   /** Admin commands: refused (nothing reaches the engine) unless the session logged on as admin. */

@@ -66,6 +66,8 @@ export const OrderStatus = {
   Expired: 8,
   ExpirationRaised: 9,
   Unknown: 10,
+  /** An Amend of this order is in flight (added in version 1 with Amend). */
+  PendingReplace: 11,
 } as const;
 export const RejectSource = { Risk: 1, Throttle: 2, Venue: 3, Session: 4, Protocol: 5, Engine: 6 } as const;
 export const CancelRejectReason = {
@@ -77,6 +79,27 @@ export const CancelRejectReason = {
   Throttled: 6,
 } as const;
 /** 0 = the source did not say (see Fill in PROTOCOL.md). */
+/** Why an Amend changed nothing (AmendReject.reason). */
+export const AmendRejectReason = {
+  UnknownOrder: 1,
+  AlreadyTerminal: 2,
+  CancelPending: 3,
+  ExpirationRaised: 4,
+  AmendPending: 5,
+  NotWorking: 6,
+  QtyNotAboveFilled: 7,
+  NothingToAmend: 8,
+  BadNewClOrdNo: 9,
+  Risk: 10,
+  Throttled: 11,
+  VenueRejected: 12,
+  TooLate: 13,
+  NotApplied: 14,
+  Restarted: 15,
+  Unsupported: 16,
+} as const;
+/** Amend flags bits: which of priceTicks / qtyLots the Amend sets. */
+export const AmendFlags = { Price: 1, Qty: 2 } as const;
 export const Liquidity = { Unknown: 0, Maker: 1, Taker: 2 } as const;
 export const TradingStateValue = { Active: 1, Reducing: 2, Halted: 3 } as const;
 export const CreditBucket = { Account: 0, Create: 1, Cancel: 2, Query: 3 } as const;
@@ -95,6 +118,7 @@ export const FIELD_ENUMS: Readonly<Record<string, Readonly<Record<string, number
   "CancelAll.scope": CancelAllScope,
   "Query.scope": QueryScope,
   "SetTradingState.state": TradingStateValue,
+  "Amend.flags": { Price: 1, Qty: 2, PriceAndQty: 3 },
 };
 
 /**
@@ -126,6 +150,7 @@ export const CODES = {
   BadPrice: { code: 107, source: "Session", retryable: false, text: "limit order needs a positive price" },
   InstrumentInactive: { code: 108, source: "Session", retryable: false, text: "instrument not active" },
   NotAdmin: { code: 109, source: "Session", retryable: false, text: "admin session required" },
+  Replaced: { code: 110, source: "Session", retryable: false, text: "cancelled to be replaced (Amend)" },
   RiskLimit: { code: 200, source: "Risk", retryable: false, text: "risk limit" },
   TradingHalted: { code: 201, source: "Risk", retryable: false, text: "trading halted" },
   ReducingOnly: { code: 202, source: "Risk", retryable: false, text: "trading state is reducing only" },
@@ -239,6 +264,20 @@ export const MESSAGES = [
     fields: [
       ["state", "u8"],
       ["reason", TEXT],
+    ],
+  },
+  // Added in version 1 without changing any layout (PROTOCOL.md §8).
+  {
+    name: "Amend",
+    type: 0x0b,
+    dir: "c2g",
+    sequenced: false,
+    fields: [
+      ["clOrdNo", "u64"],
+      ["newClOrdNo", "u64"],
+      ["flags", "u8"],
+      ["priceTicks", "u64"],
+      ["qtyLots", "u64"],
     ],
   },
   // ---- gateway → client ----
@@ -442,6 +481,19 @@ export const MESSAGES = [
     fields: [
       ["requestId", "u32"],
       ["count", "u32"],
+    ],
+  },
+  {
+    name: "AmendReject",
+    type: 0x51,
+    dir: "g2c",
+    sequenced: true,
+    fields: [
+      ["clOrdNo", "u64"],
+      ["newClOrdNo", "u64"],
+      ["reason", "u8"],
+      ["exchangeOrderId", ID],
+      ["text", TEXT],
     ],
   },
 ] as const satisfies readonly MessageDef[];

@@ -24,6 +24,7 @@ export const SAMPLES: Record<MessageName, Record<string, unknown>> = {
   Logout: {},
   Kill: { reason: "risk desk: stop" },
   SetTradingState: { state: 2, reason: "reduce only" },
+  Amend: { clOrdNo: 5, newClOrdNo: 6, flags: 3, priceTicks: 2 ** 40 + 3, qtyLots: 9 },
   LogonAck: {
     nextSeq: 18,
     replayFromSeq: 17,
@@ -105,4 +106,5 @@ export const SAMPLES: Record<MessageName, Record<string, unknown>> = {
     ],
   },
   QueryEnd: { requestId: 9, count: 1 },
+  AmendReject: { clOrdNo: 5, newClOrdNo: 6, reason: 13, exchangeOrderId: "ord-778899", text: "too late" },
 };

@@ -107,6 +107,7 @@ describe("PROTOCOL.md tables match the codec", () => {
     OrderStatus: S.OrderStatus,
     RejectSource: S.RejectSource,
     CancelRejectReason: S.CancelRejectReason,
+    AmendRejectReason: S.AmendRejectReason,
     Liquidity: S.Liquidity,
     TradingState: S.TradingStateValue,
     CreditBucket: S.CreditBucket,
