@@ -37,6 +37,7 @@ export const WIRE_STATUS: readonly number[] = (() => {
   t[Status.Cancelled] = OrderStatus.Cancelled;
   t[Status.Expired] = OrderStatus.Expired;
   t[Status.Rejected] = OrderStatus.Rejected;
+  t[Status.PendingReplace] = OrderStatus.PendingReplace;
   return t;
 })();
 
@@ -166,7 +167,9 @@ export function updateBody(
   out.clOrdNo = o.clientOrderNo;
   out.requestId = 0;
   out.instrumentId = o.instrumentId;
-  out.status = WIRE_STATUS[o.status]!;
+  // A cancel-replace shows as PendingReplace until the old order is final (then Cancelled: Replaced).
+  const replacing = o.replacedBy > 0;
+  out.status = replacing && !TERMINAL[o.status] ? OrderStatus.PendingReplace : WIRE_STATUS[o.status]!;
   out.side = SIDE_TO_WIRE[o.side];
   out.ordType = TYPE_TO_WIRE[o.type];
   out.tif = TIF_TO_WIRE[o.tif];
@@ -185,7 +188,12 @@ export function updateBody(
   }
   out.lastFillPriceTicks = Math.round(o.lastFillPxTicks);
   out.lastFillQtyLots = o.lastFillLots;
-  out.reasonCode = o.status === Status.Rejected ? CODES.VenueRejected.code : 0;
+  out.reasonCode =
+    o.status === Status.Rejected
+      ? CODES.VenueRejected.code
+      : replacing && o.status === Status.Cancelled
+        ? CODES.Replaced.code
+        : 0;
   return out;
 }
 

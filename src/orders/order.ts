@@ -30,10 +30,10 @@ export interface Order {
   readonly type: OrderType;
   readonly tif: TimeInForce;
   readonly positionIdx: PositionIdx;
-  /** Limit price in ticks (0 for market orders). */
-  readonly priceTicks: number;
-  /** Ordered quantity in lots. */
-  readonly qtyLots: number;
+  /** Limit price in ticks (0 for market orders); an accepted in-place amend changes it. */
+  priceTicks: number;
+  /** Ordered quantity in lots (total, filled included); an accepted in-place amend changes it. */
+  qtyLots: number;
   status: Status;
   /** Cumulative filled lots: never decreases. */
   filledLots: number;
@@ -79,6 +79,13 @@ export interface Order {
   resolveAttempts: number;
   /** Venue `updatedTime` (ms) of the newest record applied, for latest-wins on snapshots. */
   venueUpdatedMs: number;
+  /** The amend in flight (PendingReplace) or the replace running: target price / total qty, 0 = unchanged. */
+  amendPriceTicks: number;
+  amendQtyLots: number;
+  /** When the amend (or the replace's cancel) was asked for, ns; 0 = none. */
+  amendSentNs: number;
+  /** Cancel-replace running (Spot): the replacement's client order number; 0 = none. */
+  replacedBy: number;
 }
 
 /** What the engine passes to `OrderStore.create` (already validated by risk / the codec). */
@@ -142,6 +149,10 @@ export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): O
     sends: 0,
     resolveAttempts: 0,
     venueUpdatedMs: 0,
+    amendPriceTicks: 0,
+    amendQtyLots: 0,
+    amendSentNs: 0,
+    replacedBy: 0,
   };
 }
 

@@ -25,9 +25,11 @@ export const Status = {
   Expired: 9,
   /** Refused by the venue: create rejected, Spot DISCARDED, v5 Rejected. */
   Rejected: 10,
+  /** Our in-place amend (price / quantity) is in flight. Local in-flight state, like PendingCancel. */
+  PendingReplace: 11,
 } as const;
 export type Status = (typeof Status)[keyof typeof Status];
-export const STATUS_COUNT = 11;
+export const STATUS_COUNT = 12;
 
 export const STATUS_NAMES: readonly string[] = [
   "PendingNew",
@@ -41,6 +43,7 @@ export const STATUS_NAMES: readonly string[] = [
   "Cancelled",
   "Expired",
   "Rejected",
+  "PendingReplace",
 ];
 
 /** Terminal statuses; indexed by Status. Only the documented edges in the transition table leave them. */
@@ -56,6 +59,7 @@ export const TERMINAL: readonly boolean[] = [
   true,
   true,
   true,
+  false,
 ];
 
 /** Statuses in which the order may still trade at the venue (or may exist there): cancel-all targets these. */
@@ -94,9 +98,17 @@ export const Ev = {
   Fill: 16,
   /** An authoritative query found no such order. Never produced from a network error. */
   NotFound: 17,
+  /** The strategy asked to amend and the guard allowed it (the order carries the target). */
+  AmendRequested: 18,
+  /** The venue took the amend (REST answer, or a query showing the target): the target applies. */
+  AmendAcked: 19,
+  /** The venue refused the amend, or a query after its deadline shows the order unchanged. */
+  AmendRejected: 20,
+  /** REST amend outcome ambiguous: stays PendingReplace; the resolver asks the venue. */
+  AmendOutcomeUnknown: 21,
 } as const;
 export type Ev = (typeof Ev)[keyof typeof Ev];
-export const EVENT_COUNT = 18;
+export const EVENT_COUNT = 22;
 
 export const EVENT_NAMES: readonly string[] = [
   "Submitted",
@@ -117,6 +129,10 @@ export const EVENT_NAMES: readonly string[] = [
   "VenueRejected",
   "Fill",
   "NotFound",
+  "AmendRequested",
+  "AmendAcked",
+  "AmendRejected",
+  "AmendOutcomeUnknown",
 ];
 
 /** True for the events that carry a venue status (and possibly cumulative qty). */
@@ -137,6 +153,7 @@ export const VENUE_EVENT_FOR_STATUS: readonly number[] = [
   Ev.VenueCancelled,
   Ev.VenueExpired,
   Ev.VenueRejected,
+  -1,
 ];
 
 /** HFT v5 `orderStatus` → unified status. PartiallyFilledCanceled keeps its fills: Cancelled with filledQty > 0. */

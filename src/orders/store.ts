@@ -6,7 +6,7 @@
  */
 
 import { copyEvent, newEvent, type OrderEvent, resetEvent, Source } from "./event.js";
-import { type CancelDecision, cancelGuard } from "./guards.js";
+import { type AmendDecision, amendGuard, type CancelDecision, cancelGuard } from "./guards.js";
 import { ClientIdMinter, monoNs, type NewOrderRequest, NO_EXEC_IDS, newOrder, type Order } from "./order.js";
 import { EVENT_COUNT, Ev, isVenueStatusEvent, STATUS_NAMES, Status, TERMINAL } from "./status.js";
 import {
@@ -14,6 +14,7 @@ import {
   DROP_REASON_INDEX,
   DROP_REASONS,
   type DropReason,
+  SETTLE,
   STAY,
   TABLE,
   WORKING,
@@ -268,8 +269,8 @@ export class OrderStore {
         const since = o.sentNs > 0 ? o.sentNs : o.receivedNs;
         if (nowNs - since >= this.pendingNewDeadlineNs) out.push(o);
       } else if (
-        o.status === Status.PendingCancel &&
-        nowNs - o.cancelSentNs >= this.pendingCancelDeadlineNs
+        (o.status === Status.PendingCancel && nowNs - o.cancelSentNs >= this.pendingCancelDeadlineNs) ||
+        (o.status === Status.PendingReplace && nowNs - o.amendSentNs >= this.pendingCancelDeadlineNs)
       ) {
         out.push(o);
       }
@@ -303,6 +304,56 @@ export class OrderStore {
     o.cancelSentNs = nowNs;
     this.afterStatusChange(o, prev, Ev.CancelRequested, nowNs);
     return d;
+  }
+
+  /**
+   * Runs the amend guard and records the request. `replaceBy` 0: an in-place amend, the order goes
+   * PendingReplace with the target (the engine sends the amend). `replaceBy` > 0: a cancel-replace, the
+   * order goes PendingCancel marked with the replacement's number and the target (the engine sends the
+   * cancel; the replacement is placed once the venue confirms the cancel). `reject`: nothing changes.
+   * `priceTicks` / `qtyLots` 0 = unchanged.
+   */
+  requestAmend(
+    clientId: string,
+    priceTicks: number,
+    qtyLots: number,
+    replaceBy = 0,
+    nowNs: number = monoNs(),
+  ): AmendDecision {
+    const o = this.byClient.get(clientId);
+    const d = amendGuard(o, priceTicks, qtyLots);
+    if (o === undefined || d.kind === "reject") return d;
+    o.amendPriceTicks = priceTicks === o.priceTicks ? 0 : priceTicks;
+    o.amendQtyLots = qtyLots === o.qtyLots ? 0 : qtyLots;
+    o.amendSentNs = nowNs;
+    const prev = o.status;
+    if (replaceBy > 0) {
+      o.replacedBy = replaceBy;
+      o.status = Status.PendingCancel;
+      o.cancelSentNs = nowNs;
+      this.afterStatusChange(o, prev, Ev.CancelRequested, nowNs);
+    } else {
+      o.status = Status.PendingReplace;
+      this.afterStatusChange(o, prev, Ev.AmendRequested, nowNs);
+    }
+    return d;
+  }
+
+  /** A cancel-replace is over (replaced, refused, abandoned): the order is an ordinary one again. */
+  endReplace(o: Order): void {
+    o.replacedBy = 0;
+    o.amendPriceTicks = 0;
+    o.amendQtyLots = 0;
+  }
+
+  /** REST amend outcome: AmendAcked, AmendRejected or AmendOutcomeUnknown. */
+  amendOutcome(
+    clientId: string,
+    kind: typeof Ev.AmendAcked | typeof Ev.AmendRejected | typeof Ev.AmendOutcomeUnknown,
+    nowNs: number = monoNs(),
+    reason = "",
+  ): ApplyResult {
+    return this.apply(this.restEvent(kind, clientId, "", reason, nowNs));
   }
 
   // ---------- REST outcomes (the engine's shorthand for building an event) ----------
@@ -473,9 +524,14 @@ export class OrderStore {
     if (code >= 0) return code as Status;
     if (code === STAY) return o.status;
     if (code === WORKING) return o.filledLots > 0 ? Status.PartiallyFilled : Status.New;
-    // FILL
-    if (o.leavesLots <= 0) return Status.Filled;
+    if (code === SETTLE) {
+      if (o.leavesLots <= 0 && o.filledLots > 0) return Status.Filled;
+      return o.filledLots > 0 ? Status.PartiallyFilled : Status.New;
+    }
     const s = o.status;
+    // FILL. An amend in flight that raises the quantity keeps the order working: its answer decides.
+    if (s === Status.PendingReplace && o.amendQtyLots > o.filledLots) return s;
+    if (o.leavesLots <= 0) return Status.Filled;
     return s === Status.New || s === Status.PendingNew || s === Status.Unknown || s === Status.Rejected
       ? Status.PartiallyFilled
       : s;
@@ -498,6 +554,18 @@ export class OrderStore {
       case Ev.VenueNew:
       case Ev.VenuePartiallyFilled:
         if (o.ackedNs === 0) o.ackedNs = ev.tsNs;
+        break;
+      case Ev.AmendAcked:
+        // The venue holds the target now: the new leaves follow from it (settle decides the status).
+        if (o.amendPriceTicks > 0) o.priceTicks = o.amendPriceTicks;
+        if (o.amendQtyLots > 0) o.qtyLots = o.amendQtyLots;
+        o.amendPriceTicks = 0;
+        o.amendQtyLots = 0;
+        o.leavesLots = o.filledLots >= o.qtyLots ? 0 : o.qtyLots - o.filledLots;
+        break;
+      case Ev.AmendRejected:
+        o.amendPriceTicks = 0;
+        o.amendQtyLots = 0;
         break;
     }
   }
@@ -588,7 +656,9 @@ export class OrderStore {
     if (o.firstFillNs === 0) o.firstFillNs = ts;
     r.filledLots += lots;
     this.stats.fills++;
-    if (o.filledLots > o.qtyLots && !o.overfilled) {
+    // An amend in flight may raise the quantity: fills up to it are not an overfill yet.
+    const cap = o.amendQtyLots > o.qtyLots ? o.amendQtyLots : o.qtyLots;
+    if (o.filledLots > cap && !o.overfilled) {
       o.overfilled = true;
       r.overfill = true;
       this.stats.overfills++;
@@ -597,6 +667,11 @@ export class OrderStore {
 
   private afterStatusChange(o: Order, prev: Status, cause: Ev, ts: number): void {
     this.stats.transitions++;
+    // Out of PendingReplace some other way (a venue final, a raised cancel): the target is moot.
+    if (prev === Status.PendingReplace && o.replacedBy === 0) {
+      o.amendPriceTicks = 0;
+      o.amendQtyLots = 0;
+    }
     this.result.changed = true;
     const h = o.history;
     h.push(o.status, ts);

@@ -10,7 +10,8 @@
  * - "working": New when nothing is filled yet, otherwise PartiallyFilled;
  * - "fill": Filled when no quantity is left, PartiallyFilled from New/PendingNew/Unknown/Rejected, otherwise stay
  *   (a partial fill during PendingCancel / CancellationRaised / ExpirationRaised / Cancelled / Expired
- *   keeps that status).
+ *   keeps that status; during PendingReplace an amend raising the quantity keeps it even at 0 left).
+ * - "settle": the amend's answer: Filled when its quantity is all filled, else as "working".
  * - "drop:<reason>": nothing changes; the reason is counted.
  */
 import { EVENT_COUNT, EVENT_NAMES, type Ev, STATUS_COUNT, STATUS_NAMES, Status } from "./status.js";
@@ -31,6 +32,9 @@ export const DROP_REASONS = [
   "terminal",
   "fill_on_rejected",
   "not_acked",
+  "amend_in_flight",
+  "amend_already_pending",
+  "no_amend_in_flight",
   // Counted outside the table (the store's own checks):
   "duplicate_exec",
   "fill_covered_by_cum",
@@ -62,8 +66,12 @@ type EventName =
   | "VenueExpired"
   | "VenueRejected"
   | "Fill"
-  | "NotFound";
-export type Cell = StatusName | "=" | "working" | "fill" | `drop:${DropReason}`;
+  | "NotFound"
+  | "AmendRequested"
+  | "AmendAcked"
+  | "AmendRejected"
+  | "AmendOutcomeUnknown";
+export type Cell = StatusName | "=" | "working" | "fill" | "settle" | `drop:${DropReason}`;
 interface Row {
   readonly cells: Partial<Record<EventName, Cell>>;
   readonly otherwise: `drop:${DropReason}`;
@@ -93,6 +101,13 @@ const IN_FLIGHT: Partial<Record<EventName, Cell>> = {
   CancelOutcomeUnknown: "drop:not_acked",
 };
 
+/** Amend answers where no amend is in flight (a late or replayed answer): nothing changes. */
+const NO_AMEND = {
+  AmendAcked: "drop:no_amend_in_flight",
+  AmendRejected: "drop:no_amend_in_flight",
+  AmendOutcomeUnknown: "drop:no_amend_in_flight",
+} as const satisfies Partial<Record<EventName, Cell>>;
+
 export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
   PendingNew: {
     cells: {
@@ -100,6 +115,7 @@ export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
       Submitted: "=",
       CreateOutcomeUnknown: "Unknown",
       NotFound: "drop:not_found_in_flight",
+      ...NO_AMEND,
     },
     otherwise: "drop:not_acked",
   },
@@ -111,6 +127,7 @@ export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
       CreateOutcomeUnknown: "=",
       // Stays Unknown: the resolver decides (resend with the same id, or give up after bounded tries).
       NotFound: "=",
+      ...NO_AMEND,
     },
     otherwise: "drop:not_acked",
   },
@@ -121,6 +138,8 @@ export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
       CreateOutcomeUnknown: "drop:already_acked",
       CreateRejected: "drop:reject_after_accept",
       CancelRequested: "PendingCancel",
+      AmendRequested: "PendingReplace",
+      ...NO_AMEND,
       VenueNew: "drop:same_status",
       VenuePartiallyFilled: "PartiallyFilled",
       VenueCancellationRaised: "CancellationRaised",
@@ -137,6 +156,8 @@ export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
       CreateOutcomeUnknown: "drop:already_acked",
       CreateRejected: "drop:reject_after_accept",
       CancelRequested: "PendingCancel",
+      AmendRequested: "PendingReplace",
+      ...NO_AMEND,
       VenueNew: "drop:stale_status",
       VenuePartiallyFilled: "drop:same_status",
       VenueCancellationRaised: "CancellationRaised",
@@ -158,6 +179,8 @@ export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
       CancelRejected: "working",
       // Stays in flight; the reconciler resolves it (and re-sends the cancel if the order is still live).
       CancelOutcomeUnknown: "=",
+      AmendRequested: "drop:cancel_in_flight",
+      ...NO_AMEND,
       VenueNew: "drop:cancel_in_flight",
       VenuePartiallyFilled: "drop:cancel_in_flight",
       VenueCancellationRaised: "CancellationRaised",
@@ -177,6 +200,8 @@ export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
       CancelAcked: "drop:same_status",
       CancelRejected: "drop:cancel_raised_first",
       CancelOutcomeUnknown: "drop:cancel_already_pending",
+      AmendRequested: "drop:cancel_already_pending",
+      ...NO_AMEND,
       VenueNew: "drop:stale_status",
       VenuePartiallyFilled: "drop:stale_status",
       VenueCancellationRaised: "drop:same_status",
@@ -196,6 +221,8 @@ export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
       CancelAcked: "drop:expiration_raised",
       CancelRejected: "drop:expiration_raised",
       CancelOutcomeUnknown: "drop:expiration_raised",
+      AmendRequested: "drop:expiration_raised",
+      ...NO_AMEND,
       VenueNew: "drop:stale_status",
       VenuePartiallyFilled: "drop:stale_status",
       VenueCancellationRaised: "drop:expiration_raised_first",
@@ -204,6 +231,30 @@ export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
       NotFound: "drop:not_found_live",
     },
     otherwise: "drop:expiration_raised",
+  },
+  PendingReplace: {
+    // Our in-place amend is in flight. A cancel asked for meanwhile is held (guards.ts) and sent once
+    // the amend is answered; fills still apply; the venue's finals end the order whatever the amend.
+    cells: {
+      Submitted: "drop:already_acked",
+      CreateAcked: "drop:already_acked",
+      CreateOutcomeUnknown: "drop:already_acked",
+      CreateRejected: "drop:reject_after_accept",
+      CancelRequested: "drop:amend_in_flight",
+      AmendRequested: "drop:amend_already_pending",
+      AmendAcked: "settle",
+      AmendRejected: "settle",
+      // Stays in flight; the resolver asks the venue (an amend is never re-sent).
+      AmendOutcomeUnknown: "=",
+      // The record's status says nothing of the amend; its cumulative quantity still applies.
+      VenueNew: "drop:amend_in_flight",
+      VenuePartiallyFilled: "drop:amend_in_flight",
+      VenueCancellationRaised: "CancellationRaised",
+      ExpiryRaised: "ExpirationRaised",
+      ...VENUE_FINALS,
+      NotFound: "drop:not_found_live",
+    },
+    otherwise: "drop:no_cancel_in_flight",
   },
   Filled: {
     // Absorbing. A distinct new execution is still counted so an overfill is detected and reported.
@@ -245,12 +296,14 @@ export const TRANSITIONS: Readonly<Record<StatusName, Row>> = {
 export const STAY = -1;
 export const WORKING = -2;
 export const FILL = -3;
+export const SETTLE = -4;
 export const DROP_BASE = -100;
 
 function compileCell(c: Cell): number {
   if (c === "=") return STAY;
   if (c === "working") return WORKING;
   if (c === "fill") return FILL;
+  if (c === "settle") return SETTLE;
   if (c.startsWith("drop:")) {
     const idx = DROP_REASON_INDEX[c.slice(5) as DropReason];
     if (idx === undefined) throw new Error(`transition table: unknown drop reason in ${c}`);
@@ -300,11 +353,12 @@ export const STATUS_ABBREV: readonly string[] = [
   "Cancelled",
   "Expired",
   "Rejected",
+  "PendRepl",
 ];
 
 /**
  * Markdown rendering of the whole table: one row per event, one column per current status. A cell is
- * the next status (abbreviated), `=` (stay, effects applied), `working`, `fill`, or `·reason` (dropped).
+ * the next status (abbreviated), `=` (stay, effects applied), `working`, `fill`, `settle`, or `·reason` (dropped).
  * docs/orders.md embeds this output; a test keeps the two identical.
  */
 export function renderTransitionTable(): string {
