@@ -120,7 +120,7 @@ describe("amend guard", () => {
   const base = {
     status: Status.New as Status,
     cancelHeld: false,
-    type: "limit" as const,
+    type: "limit" as "limit" | "market",
     priceTicks: 1000,
     qtyLots: 10,
     filledLots: 2,
