@@ -1,0 +1,146 @@
+"""Enum values on the wire (PROTOCOL.md §5) and the code table (§6)."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Side(IntEnum):
+    BUY = 1
+    SELL = 2
+
+
+class OrdType(IntEnum):
+    LIMIT = 1
+    MARKET = 2
+
+
+class Tif(IntEnum):
+    GTC = 1
+    IOC = 2
+    FOK = 3
+
+
+class CodPolicy(IntEnum):
+    NONE = 0
+    CANCEL_ON_DISCONNECT = 1
+
+
+class CancelAllScope(IntEnum):
+    SESSION = 1
+    SESSION_INSTRUMENT = 2
+    ACCOUNT = 3
+
+
+class QueryScope(IntEnum):
+    ONE = 1
+    ALL_LIVE = 2
+
+
+class OrderStatus(IntEnum):
+    PENDING_NEW = 1
+    NEW = 2
+    PARTIALLY_FILLED = 3
+    FILLED = 4
+    PENDING_CANCEL = 5
+    CANCELLED = 6
+    REJECTED = 7
+    EXPIRED = 8
+    EXPIRATION_RAISED = 9
+    UNKNOWN = 10
+
+    @property
+    def final(self) -> bool:
+        """True once the order can change no more (leaves 0)."""
+        return self in _FINAL
+
+
+_FINAL = frozenset({OrderStatus.FILLED, OrderStatus.CANCELLED, OrderStatus.REJECTED, OrderStatus.EXPIRED})
+
+
+class RejectSource(IntEnum):
+    RISK = 1
+    THROTTLE = 2
+    VENUE = 3
+    SESSION = 4
+    PROTOCOL = 5
+    ENGINE = 6
+
+
+class CancelRejectReason(IntEnum):
+    EXPIRATION_RAISED = 1
+    ALREADY_PENDING = 2
+    ALREADY_TERMINAL = 3
+    UNKNOWN_ORDER = 4
+    VENUE_REJECTED = 5
+    THROTTLED = 6
+
+
+class Liquidity(IntEnum):
+    UNKNOWN = 0
+    MAKER = 1
+    TAKER = 2
+
+
+class TradingState(IntEnum):
+    ACTIVE = 1
+    REDUCING = 2
+    HALTED = 3
+
+
+class CreditBucket(IntEnum):
+    ACCOUNT = 0
+    CREATE = 1
+    CANCEL = 2
+    QUERY = 3
+
+
+class UnknownOp(IntEnum):
+    NEW_ORDER = 1
+    CANCEL = 2
+
+
+class Surface(IntEnum):
+    SPOT = 1
+    HFT = 2
+
+
+class OrderFlags(IntEnum):
+    REDUCE_ONLY = 1
+    POST_ONLY = 2
+
+
+class Code(IntEnum):
+    """Reject / Error / LogonReject codes (PROTOCOL.md §6)."""
+
+    MALFORMED = 1
+    BAD_LENGTH = 2
+    OVERSIZED = 3
+    UNKNOWN_TYPE = 4
+    UNSUPPORTED_VERSION = 5
+    NOT_LOGGED_ON = 6
+    ALREADY_LOGGED_ON = 7
+    BAD_FIELD = 8
+    TEXT_FRAME = 9
+    CL_ORD_NO_NOT_INCREASING = 100
+    UNKNOWN_INSTRUMENT = 101
+    BAD_TOKEN = 102
+    SESSION_IN_USE = 103
+    RESUME_OUT_OF_RANGE = 104
+    UNKNOWN_ORDER = 105
+    BAD_QUANTITY = 106
+    BAD_PRICE = 107
+    INSTRUMENT_INACTIVE = 108
+    NOT_ADMIN = 109
+    RISK_LIMIT = 200
+    TRADING_HALTED = 201
+    REDUCING_ONLY = 202
+    QTY_BELOW_MIN = 203
+    QTY_ABOVE_MAX = 204
+    NOTIONAL_BELOW_MIN = 205
+    RATE_LIMITED = 300
+    CIRCUIT_OPEN = 301
+    VENUE_REJECTED = 400
+    INSUFFICIENT_BALANCE = 401
+    VENUE_UNAVAILABLE = 402
+    INTERNAL = 500
