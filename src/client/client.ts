@@ -1,12 +1,12 @@
 /**
- * TypeScript client for the hftgate binary protocol (src/protocol/PROTOCOL.md), on `ws`.
+ * TypeScript client for the hftgate binary protocol (src/protocol/PROTOCOL.md), over the gateway's
+ * WebSocket (default) or the NATS bus (`natsTransport`, docs/bus.md).
  * `placeOrder()` returns the client order number at once; answers arrive as typed events. Tracks the
  * session's seq (gap/duplicate detection), resumes from the last seen seq on reconnect (also after a
  * gateway restart: named sessions continue from the gateway's journal), sends heartbeats and keeps a
  * latency trace per order.
  */
 import { EventEmitter } from "node:events";
-import WebSocket from "ws";
 import { monoNs } from "../protocol/clock.js";
 import {
   type DecodeFailure,
@@ -28,10 +28,13 @@ import {
   Tif,
   WS_PATH,
 } from "../protocol/schema.js";
+import { type ClientLink, type ClientTransport, wsTransport } from "./link.js";
 
 export interface ClientOptions {
-  /** ws://host:port/v1/ws, or just ws://host:port (the path is added). */
-  url: string;
+  /** ws://host:port/v1/ws, or just ws://host:port (the path is added). Ignored when `transport` is given. */
+  url?: string;
+  /** How to reach the gateway; default the WebSocket at `url` (`natsTransport` for the bus). */
+  transport?: ClientTransport;
   token: string;
   /** Session identity; the same name resumes the same session. */
   sessionName: string;
@@ -126,7 +129,7 @@ const EVENT_OF: Partial<Record<G2CMessage["name"], keyof ClientEvents>> = {
 };
 
 export class GatewayClient extends EventEmitter<ClientEvents> {
-  private ws: WebSocket | undefined;
+  private ws: ClientLink | undefined;
   /** Highest seq seen in this session; resume asks for lastSeq + 1. */
   lastSeq = 0;
   /**
@@ -153,11 +156,16 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
     { rows: InstrumentRecordMsg[]; done: (r: InstrumentRecordMsg[]) => void }
   >();
   private readonly pings = new Map<number, { t0: number; done: (rttNs: number) => void }>();
-  private readonly opts: Required<ClientOptions>;
+  private readonly opts: Required<Omit<ClientOptions, "url" | "transport">>;
+  private readonly transport: ClientTransport;
 
   constructor(opts: ClientOptions) {
     super();
-    const url = opts.url.endsWith(WS_PATH) ? opts.url : opts.url.replace(/\/?$/, WS_PATH);
+    if (opts.transport === undefined && opts.url === undefined)
+      throw new Error("client needs a url or a transport");
+    const url =
+      opts.url === undefined || opts.url.endsWith(WS_PATH) ? opts.url : opts.url.replace(/\/?$/, WS_PATH);
+    this.transport = opts.transport ?? wsTransport(url!);
     this.opts = {
       heartbeatMs: 1000,
       codPolicy: CodPolicy.None,
@@ -166,52 +174,53 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
       traceCapacity: 100_000,
       lastSeq: 0,
       ...opts,
-      url,
     };
     this.lastSeq = this.opts.lastSeq;
   }
 
   get connected(): boolean {
-    return this.ws?.readyState === WebSocket.OPEN;
+    return this.ws?.open === true;
   }
 
   /** Opens the socket and logs on (resuming from lastSeq + 1 when this client saw messages before). */
   connect(): Promise<Body<"LogonAck">> {
     this.closing = false;
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(this.opts.url, { perMessageDeflate: false });
-      ws.binaryType = "nodebuffer";
-      this.ws = ws;
       let loggedOn = false;
-      ws.on("open", () => {
-        this.send("Logon", {
-          token: this.opts.token,
-          sessionName: this.opts.sessionName,
-          heartbeatMs: this.opts.heartbeatMs,
-          codPolicy: this.opts.codPolicy,
-          resumeFromSeq: this.lastSeq > 0 ? this.lastSeq + 1 : 0,
-        });
+      const ws = this.transport({
+        open: () => this.onOpen(),
+        message: (data) => {
+          this.lastRecvMs = Date.now();
+          const m = decodeG2C(data);
+          if (m.name === "LogonAck") {
+            loggedOn = true;
+            this.onLogonAck(m.header, m.body);
+            resolve(m.body);
+          } else if (m.name === "LogonReject") reject(new LogonRejectedError(m.body.code, m.body.text));
+          this.onMessage(m);
+        },
+        error: (err) => {
+          if (!loggedOn) reject(err);
+        },
+        close: (code, reason) => {
+          if (this.ws === ws) this.ws = undefined;
+          if (this.hbTimer) clearInterval(this.hbTimer);
+          if (!loggedOn) reject(new Error(`connection closed before logon (${code})`));
+          this.emit("close", code, reason);
+          if (loggedOn && !this.closing && this.opts.autoReconnect) this.scheduleReconnect();
+        },
       });
-      ws.on("message", (data: Buffer) => {
-        this.lastRecvMs = Date.now();
-        const m = decodeG2C(data);
-        if (m.name === "LogonAck") {
-          loggedOn = true;
-          this.onLogonAck(m.header, m.body);
-          resolve(m.body);
-        } else if (m.name === "LogonReject") reject(new LogonRejectedError(m.body.code, m.body.text));
-        this.onMessage(m);
-      });
-      ws.on("error", (err) => {
-        if (!loggedOn) reject(err);
-      });
-      ws.on("close", (code, reason) => {
-        if (this.ws === ws) this.ws = undefined;
-        if (this.hbTimer) clearInterval(this.hbTimer);
-        if (!loggedOn) reject(new Error(`connection closed before logon (${code})`));
-        this.emit("close", code, reason.toString());
-        if (loggedOn && !this.closing && this.opts.autoReconnect) this.scheduleReconnect();
-      });
+      this.ws = ws;
+    });
+  }
+
+  private onOpen(): void {
+    this.send("Logon", {
+      token: this.opts.token,
+      sessionName: this.opts.sessionName,
+      heartbeatMs: this.opts.heartbeatMs,
+      codPolicy: this.opts.codPolicy,
+      resumeFromSeq: this.lastSeq > 0 ? this.lastSeq + 1 : 0,
     });
   }
 
@@ -317,9 +326,8 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
 
   private send<N extends C2GName>(name: N, body: Body<N>): void {
     const ws = this.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN) throw new Error("not connected");
-    // Copy: the codec reuses its buffer and ws may hold the reference until the socket drains.
-    ws.send(Buffer.from(encodeC2G(name, body)));
+    if (!ws?.open) throw new Error("not connected");
+    ws.send(encodeC2G(name, body)); // the link copies (the codec reuses its buffer)
     this.lastSendMs = Date.now();
   }
 
@@ -432,7 +440,7 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
 
   /** Sends raw bytes (tests and tools only). */
   sendRaw(frame: Uint8Array | string): void {
-    this.ws?.send(frame);
+    this.ws?.sendRaw(frame);
   }
 
   /** Graceful logout; resolves when the socket has closed. */
@@ -440,8 +448,8 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
     this.closing = true;
     return new Promise((done) => {
       const ws = this.ws;
-      if (!ws || ws.readyState !== WebSocket.OPEN) return done();
-      ws.once("close", () => done());
+      if (!ws?.open) return done();
+      this.once("close", () => done());
       this.send("Logout", {});
     });
   }
@@ -453,8 +461,8 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
     if (this.hbTimer) clearInterval(this.hbTimer);
     return new Promise((done) => {
       const ws = this.ws;
-      if (!ws || ws.readyState === WebSocket.CLOSED) return done();
-      ws.once("close", () => done());
+      if (!ws) return done();
+      this.once("close", () => done());
       ws.terminate();
     });
   }

@@ -7,3 +7,5 @@ export {
   type OrderParams,
   type OrderTrace,
 } from "./client.js";
+export { type ClientLink, type ClientTransport, type LinkEvents, wsTransport } from "./link.js";
+export { type NatsTransportOptions, natsTransport } from "./natsLink.js";

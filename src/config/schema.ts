@@ -430,6 +430,76 @@ const TABLE = [
     def: 250,
     doc: "simulator synthetic market step interval when embedded (0 = frozen)",
   },
+  // bus (src/bus, docs/bus.md): off unless bus.nats.servers is set
+  {
+    path: "bus.nats.servers",
+    type: { kind: "list" },
+    def: [],
+    doc: "NATS servers of the bus (host:port, comma-separated in the environment); empty = the bus is off",
+  },
+  { path: "bus.nats.user", type: str(true), def: null, doc: "NATS user of this gateway on the bus" },
+  {
+    path: "bus.nats.password",
+    type: str(true, true),
+    def: null,
+    doc: "NATS password of this gateway's bus user; prefer the environment variable",
+  },
+  {
+    path: "bus.account",
+    type: str(),
+    def: "default",
+    doc: "this gateway's account name on the bus (one subject token: letters, digits, _ and -)",
+  },
+  { path: "bus.sessions", type: bool, def: true, doc: "serve remote strategy sessions over NATS" },
+  {
+    path: "bus.maxConnections",
+    type: int(1, 100_000),
+    def: 1024,
+    doc: "remote connections open at once; a new one beyond it is refused",
+  },
+  {
+    path: "bus.control",
+    type: bool,
+    def: true,
+    doc: "answer the admin control plane (status, kill, trading state)",
+  },
+  { path: "bus.dropCopy.enabled", type: bool, def: true, doc: "publish the drop copy to JetStream" },
+  {
+    path: "bus.dropCopy.replicas",
+    type: int(1, 5),
+    def: 1,
+    doc: "replicas of the account's drop-copy stream (3 on a 3-node cluster)",
+  },
+  {
+    path: "bus.dropCopy.maxAgeMs",
+    type: int(0, 365 * MS_DAY),
+    def: 7 * MS_DAY,
+    doc: "drop-copy retention by age (0 = keep) [assumed: one week]",
+  },
+  {
+    path: "bus.dropCopy.maxMsgs",
+    type: int(-1, 2 ** 40),
+    def: -1,
+    doc: "drop-copy retention by count (-1 = no limit; the oldest go first)",
+  },
+  {
+    path: "bus.dropCopy.dedupWindowMs",
+    type: int(1000, MS_DAY),
+    def: 120_000,
+    doc: "JetStream de-duplication window of the drop-copy stream",
+  },
+  {
+    path: "bus.dropCopy.maxPending",
+    type: int(1000, 100_000_000),
+    def: 1_000_000,
+    doc: "drop-copy events held unpublished (memory + spool) while NATS is away; beyond it new ones are counted as lost",
+  },
+  {
+    path: "bus.dropCopy.spoolDir",
+    type: str(),
+    def: "var/dropcopy",
+    doc: "the drop copy's on-disk buffer (journal format, owner-only); keep it per account",
+  },
   // telemetry
   {
     path: "log.level",

@@ -1,5 +1,6 @@
 /** What `startEngine` takes and gives back. */
 import type { Logger } from "pino";
+import type { Bus } from "../bus/bus.js";
 import type { Gateway } from "../gateway/gateway.js";
 import type { Journal } from "../journal/writer.js";
 import type { RestStack } from "../rest/stack.js";
@@ -47,6 +48,8 @@ export interface EngineHandle {
   readonly journal: Journal | undefined;
   /** The embedded simulator (venue `sim`), else undefined. */
   readonly sim: EmbeddedVenue | undefined;
+  /** The NATS bus (remote sessions, drop copy, control plane) when `bus.nats.servers` is set. */
+  readonly bus: Bus | undefined;
   /** ws://host:port/v1/ws */
   readonly url: string;
   /** http://host:port (serves /health and /metrics) */

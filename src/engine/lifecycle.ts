@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
+import { Bus, busOptions } from "../bus/bus.js";
 import type { Config } from "../config/load.js";
 import type { Surface } from "../domain/types.js";
 import { Gateway } from "../gateway/gateway.js";
@@ -310,6 +311,13 @@ async function boot(
     },
   });
   let gatewayRef: Gateway | undefined = gateway;
+  // The optional bus (bus.nats.servers): its drop-copy tap sees every frame from here on.
+  const busOpts = busOptions(config, log);
+  const bus = busOpts === undefined ? undefined : new Bus(busOpts);
+  if (bus !== undefined) {
+    gateway.tap = bus.tap;
+    cleanups.push(() => bus.close(0));
+  }
   if (restored && restored.sessions.length > 0) {
     // What a restored session was due before the crash and never told (told vs known), then attach.
     const names = restored.sessions.map((s) => s.name);
@@ -330,6 +338,7 @@ async function boot(
     );
   }
   cleanups.push(() => gateway.close());
+  bus?.start(gateway, engine);
   // Cancel-on-disconnect sessions of the previous process get their heartbeat allowance from now on.
   const codArmed = engine.armRestartCod();
   if (codArmed > 0) log.info({ sessions: codArmed }, "cancel-on-disconnect re-armed after restart");
@@ -352,6 +361,7 @@ async function boot(
       gateway: async () => {
         await gateway.close();
         gatewayRef = undefined;
+        await bus?.close();
       },
       feeds,
       referencePrices,
@@ -383,6 +393,7 @@ async function boot(
     referencePrices,
     journal,
     sim,
+    bus,
     url: gateway.url,
     httpUrl: `http://${httpHost}:${gateway.port}`,
     token,

@@ -37,7 +37,13 @@ import type {
 import { detectUws, type UwsReport } from "./native.js";
 import { frameSeq, type RestoreResult } from "./restore.js";
 import { type Session as GatewaySession, SessionTable } from "./sessions.js";
-import { type Conn, type RunningTransport, startUwsTransport, startWsTransport } from "./transport.js";
+import {
+  type Conn,
+  type RunningTransport,
+  startUwsTransport,
+  startWsTransport,
+  type TransportHandlers,
+} from "./transport.js";
 
 export interface GatewayLogger {
   info(obj: object, msg: string): void;
@@ -90,6 +96,15 @@ export interface SessionJournal {
   /** Calls back once everything appended so far is durable. */
   onDurable(cb: () => void): void;
 }
+
+/**
+ * Sees every sequenced frame once (src/bus's drop copy): per session, and an account-wide broadcast once
+ * with `session` undefined (header sessionId 0, seq 0). The frame is valid only during the call.
+ */
+export type FrameTap = (session: SessionInfo | undefined, name: G2CName, frame: Uint8Array) => void;
+
+/** Starts one more transport on the gateway's handlers (src/bus's NATS sessions). */
+export type TransportStarter = <L>(h: TransportHandlers<L>) => Promise<RunningTransport>;
 
 /** Session-map figures (/health, tests): every session object the gateway holds is in one of these. */
 export interface SessionCounts {
@@ -184,6 +199,17 @@ export class Gateway implements SessionSink {
     adminToken: string;
   };
   private readonly log: GatewayLogger;
+  /** Transports added with `addTransport` (closed with the gateway). */
+  private readonly extra: RunningTransport[] = [];
+  /** Drop-copy tap; undefined (one check per frame) unless the bus is configured. */
+  tap: FrameTap | undefined = undefined;
+  private broadcasting = false;
+  private readonly handlers: TransportHandlers<Link> = {
+    open: (conn) => this.onOpen(conn),
+    message: (link, data, isBinary) => this.onFrame(link, data, isBinary),
+    close: (link) => this.onClose(link),
+    http: (route) => this.onHttp(route),
+  };
   /** Counters for /metrics and tests. */
   readonly stats = { framesIn: 0, errors: 0, rejects: 0, slowConsumers: 0, badTokens: 0 };
 
@@ -245,12 +271,7 @@ export class Gateway implements SessionSink {
       maxPayload: 64 * 1024,
       maxBackpressure: this.cfg.maxBufferedBytes * 2,
     };
-    const handlers = {
-      open: (conn: Conn) => this.onOpen(conn),
-      message: (link: Link, data: Buffer, isBinary: boolean) => this.onFrame(link, data, isBinary),
-      close: (link: Link) => this.onClose(link),
-      http: (route: "health" | "metrics") => this.onHttp(route),
-    };
+    const handlers = this.handlers;
     const wantNative = this.cfg.transport !== "ws";
     if (wantNative && this.uws.native) this.transport = await startUwsTransport(opts, handlers);
     else {
@@ -280,8 +301,16 @@ export class Gateway implements SessionSink {
     }
     await this.transport?.close();
     this.transport = undefined;
+    for (const t of this.extra.splice(0)) await t.close();
     this.journal = undefined;
     this.table.detachJournal();
+  }
+
+  /** Serves the same sessions over one more transport (same rules: logon, seq, resume, heartbeats, COD). */
+  async addTransport(start: TransportStarter): Promise<RunningTransport> {
+    const t = await start(this.handlers);
+    this.extra.push(t);
+    return t;
   }
 
   // ---- SessionSink ----
@@ -292,7 +321,24 @@ export class Gateway implements SessionSink {
   }
 
   broadcast<N extends EngineMessage>(name: N, body: Body<N>): number {
+    if (this.tap !== undefined) return this.broadcastTapped(name, body);
     for (const s of this.table.values()) this.sendSeq(s, name, body, 0);
+    return this.table.size;
+  }
+
+  /** A broadcast with the tap on: the tap sees it once (also with no session), not once per session. */
+  private broadcastTapped<N extends EngineMessage>(name: N, body: Body<N>): number {
+    const h = UNSEQ_HDR;
+    h.sessionId = 0;
+    h.recvNs = 0;
+    h.sendNs = monoNs();
+    this.tap!(undefined, name, encodeG2C(name, h, body));
+    this.broadcasting = true;
+    try {
+      for (const s of this.table.values()) this.sendSeq(s, name, body, 0);
+    } finally {
+      this.broadcasting = false;
+    }
     return this.table.size;
   }
 
@@ -340,6 +386,7 @@ export class Gateway implements SessionSink {
     h.recvNs = recvNs;
     h.sendNs = monoNs();
     const frame = encodeG2C(name, h, body);
+    if (this.tap !== undefined && !this.broadcasting) this.tap(s, name, frame);
     s.ring.push(seq, frame);
     if (s.journaled && this.journal !== undefined) this.journal.out(s.name, frame);
     if (s.link) this.transmit(s.link, frame);

@@ -43,7 +43,7 @@ export interface TransportOptions {
 }
 
 export interface RunningTransport {
-  readonly kind: "uws-native" | "ws";
+  readonly kind: "uws-native" | "ws" | "nats";
   readonly port: number;
   close(): Promise<void>;
 }

@@ -1,0 +1,164 @@
+/**
+ * The optional NATS bus of one gateway (one account): remote strategy sessions (a second transport of
+ * the gateway's session layer), the drop copy to JetStream, the admin control plane. Off unless
+ * `bus.nats.servers` is set; then `openBus` (before the gateway runs: the drop-copy tap and its spool)
+ * and `Bus.start` (after: the NATS connection, which may come and go without stopping local trading).
+ */
+import type { NatsConnection, Subscription } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import type { Config } from "../config/load.js";
+import type { GatewayEngine } from "../gateway/engineApi.js";
+import type { Gateway } from "../gateway/gateway.js";
+import { serveControl } from "./control.js";
+import { DropCopy } from "./dropCopy.js";
+import { inboxOf } from "./permissions.js";
+import { natsSessions, type RemoteSessions } from "./sessionTransport.js";
+import { checkAccount } from "./subjects.js";
+
+export interface BusLogger {
+  info(o: object, m: string): void;
+  warn(o: object, m: string): void;
+}
+
+export interface BusOptions {
+  servers: string[];
+  user: string | null;
+  password: string | null;
+  account: string;
+  sessions: boolean;
+  maxConnections: number;
+  control: boolean;
+  dropCopy:
+    | {
+        spoolDir: string;
+        replicas: number;
+        maxAgeMs: number;
+        maxMsgs: number;
+        dedupWindowMs: number;
+        maxPending: number;
+      }
+    | undefined;
+  fsync: Config["journal"]["fsync"];
+  fsyncIntervalMs: number;
+  log: BusLogger;
+}
+
+/** The bus options a configuration asks for, or undefined when the bus is off. */
+export function busOptions(c: Config, log: BusLogger): BusOptions | undefined {
+  const b = c.bus;
+  if (b.nats.servers.length === 0) return undefined;
+  return {
+    servers: b.nats.servers,
+    user: b.nats.user,
+    password: b.nats.password,
+    account: checkAccount(b.account),
+    sessions: b.sessions,
+    maxConnections: b.maxConnections,
+    control: b.control,
+    dropCopy: b.dropCopy.enabled ? { ...b.dropCopy } : undefined,
+    fsync: c.journal.fsync,
+    fsyncIntervalMs: c.journal.fsyncIntervalMs,
+    log,
+  };
+}
+
+export class Bus {
+  readonly dropCopy: DropCopy | undefined;
+  private nc: NatsConnection | undefined;
+  private sessions: RemoteSessions | undefined;
+  private ctl: Subscription[] = [];
+  private closed = false;
+  private connecting: Promise<void> | undefined;
+  /** True while the NATS connection is up. */
+  up = false;
+
+  /** Opens the drop-copy spool (no network yet); hand `tap` to the gateway before it runs. */
+  constructor(readonly o: BusOptions) {
+    if (o.dropCopy !== undefined) {
+      const fsync = o.fsync === "interval" ? { intervalMs: o.fsyncIntervalMs } : o.fsync;
+      this.dropCopy = new DropCopy({ account: o.account, fsync, log: o.log, ...o.dropCopy });
+    }
+  }
+
+  get tap() {
+    return this.dropCopy?.tap;
+  }
+
+  /** Connects in the background (retrying for ever); local trading never waits for the bus. */
+  start(gateway: Gateway, engine: GatewayEngine): void {
+    this.connecting = this.connectLoop(gateway, engine);
+  }
+
+  /** Resolves once the first connection is up (tests, `hftgate start` logs). */
+  async whenUp(timeoutMs: number): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (!this.up && Date.now() < until && !this.closed) await new Promise((r) => setTimeout(r, 10));
+    return this.up;
+  }
+
+  private async connectLoop(gateway: Gateway, engine: GatewayEngine): Promise<void> {
+    const o = this.o;
+    let nc: NatsConnection;
+    try {
+      nc = await connect({
+        servers: o.servers,
+        ...(o.user !== null ? { user: o.user } : {}),
+        ...(o.password !== null ? { pass: o.password } : {}),
+        name: `hftgate-${o.account}`,
+        inboxPrefix: inboxOf(o.user ?? `hftgate-${o.account}`),
+        waitOnFirstConnect: true,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        pingInterval: 5_000,
+        maxPingOut: 2,
+      });
+    } catch (err) {
+      if (!this.closed) o.log.warn({ err: String(err) }, "bus: NATS connect failed; local trading continues");
+      return;
+    }
+    if (this.closed) {
+      await nc.close();
+      return;
+    }
+    this.nc = nc;
+    this.up = true;
+    o.log.info({ server: nc.getServer(), account: o.account }, "bus connected");
+    if (o.sessions)
+      this.sessions = (await gateway.addTransport(
+        natsSessions(nc, { account: o.account, maxConnections: o.maxConnections }),
+      )) as RemoteSessions;
+    if (o.control) this.ctl = serveControl(nc, o.account, engine, o.log);
+    this.dropCopy?.attach(nc);
+    void (async () => {
+      for await (const s of nc.status()) {
+        if (s.type === "disconnect") {
+          this.up = false;
+          this.dropCopy?.disconnected();
+          o.log.warn({ server: s.server }, "bus disconnected; local trading continues");
+        } else if (s.type === "reconnect") {
+          this.up = true;
+          this.dropCopy?.reconnected();
+          o.log.info({ server: s.server }, "bus reconnected");
+        }
+      }
+    })();
+  }
+
+  /** Remote connections open now. */
+  get remoteConnections(): number {
+    return this.sessions?.open ?? 0;
+  }
+
+  /** After the gateway closed: publishes what it can within `drainMs`, then closes the connection. */
+  async close(drainMs = 1000): Promise<void> {
+    this.closed = true;
+    if (this.up) await this.dropCopy?.drain(drainMs);
+    for (const s of this.ctl) s.unsubscribe();
+    await this.dropCopy?.close();
+    const nc = this.nc;
+    this.nc = undefined;
+    this.up = false;
+    if (nc !== undefined && !nc.isClosed()) await nc.close().catch(() => {});
+    await this.connecting?.catch(() => {});
+  }
+}
