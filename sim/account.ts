@@ -39,6 +39,9 @@ export class SimAccount {
   readonly hftOrders = new Map<string, SimOrder>();
   readonly hftByLink = new Map<string, SimOrder>();
   readonly hftList: SimOrder[] = [];
+  readonly futOrders = new Map<string, SimOrder>();
+  readonly futByClient = new Map<string, SimOrder>();
+  readonly futList: SimOrder[] = [];
   readonly executions: Execution[] = [];
   /** HFT USDT wallet balance (realised PnL and fees included). */
   margin: number;

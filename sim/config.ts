@@ -81,6 +81,11 @@ export interface SimOptions {
     startingMargin: number;
     defaultLeverage: number;
   };
+  futures: {
+    /** Delay between CANCELLATION_RAISED and CANCELLED / PARTIALLY_EXECUTED [assumed]. */
+    cancelConfirmMs: number;
+    fees: { maker: number; taker: number };
+  };
   /** Per-bucket limits per API key; `enabled: false` switches all off. */
   rateLimits: { enabled: boolean; buckets: Record<string, RateBucket> };
   faults: { rules: FaultRule[]; streams: StreamFaults; clockSkewMs: number };
@@ -132,6 +137,10 @@ export function defaultOptions(): SimOptions {
       startingMargin: 100_000,
       defaultLeverage: 10,
     },
+    futures: {
+      cancelConfirmMs: 50,
+      fees: { maker: 0.0002, taker: 0.0005 },
+    },
     rateLimits: {
       enabled: true,
       buckets: {
@@ -141,6 +150,12 @@ export function defaultOptions(): SimOptions {
         spotTds: { limit: 25, windowMs: 10_000 },
         spotOther: { limit: 10_000, windowMs: 10_000 },
         hft: { limit: 100_000, windowMs: 10_000 },
+        // Futures v2 (§9): per endpoint, per 60 s.
+        futuresPlace: { limit: 20, windowMs: 60_000 },
+        futuresCancel: { limit: 10, windowMs: 60_000 },
+        futuresStatus: { limit: 20, windowMs: 60_000 },
+        futuresOpenOrders: { limit: 20, windowMs: 60_000 },
+        futuresMarket: { limit: 100, windowMs: 60_000 },
       },
     },
     faults: {

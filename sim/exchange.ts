@@ -8,7 +8,7 @@ import { type Execution, SimAccount, type SimPosition } from "./account.js";
 import { Book, type PublicTrade } from "./book.js";
 import type { SimOptions } from "./config.js";
 import { bookKey, INSTRUMENTS, priceStr, type SimInstrument } from "./instruments.js";
-import { isSpotTerminal, isV5Open, type SimOrder, type SimTif } from "./order.js";
+import { isFuturesOpen, isSpotTerminal, isV5Open, type SimOrder, type SimTif } from "./order.js";
 import { Rng, uuidFrom } from "./rng.js";
 import type { SimClock } from "./simClock.js";
 
@@ -53,11 +53,24 @@ export interface HftCreate {
   clientId: string;
 }
 
+export interface FuturesCreate {
+  symbol: string;
+  buy: boolean;
+  market: boolean;
+  priceTicks: number;
+  lots: number;
+  tif: SimTif;
+  reduceOnly: boolean;
+  clientId: string;
+}
+
 export interface CreateCounters {
   spot: number;
   hft: number;
+  futures: number;
   dedupedSpot: number;
   dedupedHft: number;
+  dedupedFutures: number;
 }
 
 const SYNTHETIC_ID = "synthetic";
@@ -71,8 +84,16 @@ export class Exchange {
   private readonly bookByInst = new Map<SimInstrument, Book>();
   readonly spotBooks: Book[] = [];
   readonly hftBooks: Book[] = [];
+  readonly futuresBooks: Book[] = [];
   readonly accounts = new Map<string, SimAccount>();
-  readonly created: CreateCounters = { spot: 0, hft: 0, dedupedSpot: 0, dedupedHft: 0 };
+  readonly created: CreateCounters = {
+    spot: 0,
+    hft: 0,
+    futures: 0,
+    dedupedSpot: 0,
+    dedupedHft: 0,
+    dedupedFutures: 0,
+  };
   listener: ExchangeListener | undefined;
   hftListener: HftStreamListener | undefined;
   /** Installs an issued socket credential in the NATS server (when the sim controls its users). */
@@ -94,7 +115,12 @@ export class Exchange {
       const b = new Book(inst);
       this.books.set(bookKey(inst.surface, inst.venue, inst.symbol), b);
       this.bookByInst.set(inst, b);
-      (inst.surface === "spot" ? this.spotBooks : this.hftBooks).push(b);
+      (inst.surface === "spot"
+        ? this.spotBooks
+        : inst.surface === "hft"
+          ? this.hftBooks
+          : this.futuresBooks
+      ).push(b);
     }
     for (const k of opts.apiKeys) this.registerAccount(k);
     if (opts.market.synthetic) {
@@ -113,7 +139,7 @@ export class Exchange {
     return a;
   }
 
-  book(surface: "spot" | "hft", venue: string, symbol: string): Book | undefined {
+  book(surface: SimInstrument["surface"], venue: string, symbol: string): Book | undefined {
     return this.books.get(bookKey(surface, venue, symbol));
   }
 
@@ -395,6 +421,76 @@ export class Exchange {
     return false;
   }
 
+  // ---------------------------------------------------------------- Futures v2
+
+  /**
+   * A Futures order (§5, §7.2): RAISED while it works (also after a partial fill [assumed]), EXECUTED
+   * when filled, PARTIALLY_EXECUTED when it stops working with a fill (IOC/FOK/market remainder,
+   * cancel), CANCELLED without one. [assumed] no margin model: Futures orders are not checked against
+   * a balance and keep no positions in the simulator.
+   */
+  futuresCreate(acct: SimAccount, req: FuturesCreate): Result<SimOrder> {
+    if (req.clientId !== "") {
+      const dup = acct.futByClient.get(req.clientId);
+      if (dup !== undefined) {
+        this.created.dedupedFutures++;
+        return { ok: true, value: dup };
+      }
+    }
+    const book = this.book("futures", "EXCHANGE_2", req.symbol);
+    if (book === undefined) return fail(400, `symbol ${req.symbol} is not traded on EXCHANGE_2`);
+    const o = this.newOrder(
+      acct,
+      book,
+      req.buy,
+      req.market,
+      req.tif,
+      req.market ? 0 : req.priceTicks,
+      req.lots,
+      req.clientId,
+      0,
+      this.clock.now(),
+    );
+    o.reduceOnly = req.reduceOnly;
+    acct.futOrders.set(o.id, o);
+    if (o.clientId !== "") acct.futByClient.set(o.clientId, o);
+    acct.futList.push(o);
+    if (acct.futList.length > MAX_ORDERS) this.prune(acct, MAX_ORDERS / 2);
+    this.created.futures++;
+    const limit = req.market ? (req.buy ? Number.MAX_SAFE_INTEGER : 0) : req.priceTicks;
+    if (req.tif === "FOK" && book.availableTo(req.buy, limit, o.leavesLots) < o.leavesLots) {
+      this.futuresFinish(o);
+      return { ok: true, value: o };
+    }
+    this.match(o);
+    if (o.leavesLots === 0) this.closeOrder(o);
+    else if (req.market || req.tif !== "GTC") this.futuresFinish(o);
+    else book.insert(o);
+    return { ok: true, value: o };
+  }
+
+  /** Two-phase like Spot's: CANCELLATION_RAISED now, CANCELLED (or PARTIALLY_EXECUTED) later. */
+  futuresCancel(acct: SimAccount, orderId: string): Result<SimOrder> {
+    const o = acct.futOrders.get(orderId);
+    if (o === undefined) return fail(404, `Order not found: order_id ${orderId}`);
+    if (o.futStatus === "CANCELLATION_RAISED") return { ok: true, value: o };
+    if (o.futStatus !== "RAISED") return fail(400, `order cannot be cancelled: it is already ${o.futStatus}`);
+    o.futStatus = "CANCELLATION_RAISED";
+    o.updatedAt = this.clock.now();
+    this.clock.schedule(this.opts.futures.cancelConfirmMs, () => {
+      if (o.futStatus === "CANCELLATION_RAISED") this.futuresFinish(o);
+    });
+    return { ok: true, value: o };
+  }
+
+  /** The order stops working: out of the book, terminal by what it filled. */
+  private futuresFinish(o: SimOrder): void {
+    this.bookOf(o).remove(o);
+    o.futStatus = o.execLots > 0 ? "PARTIALLY_EXECUTED" : "CANCELLED";
+    o.updatedAt = this.clock.now();
+    this.closeOrder(o);
+  }
+
   // ---------------------------------------------------------------- matching
 
   private newOrder(
@@ -425,6 +521,8 @@ export class Exchange {
       cumFee: 0,
       spotStatus: "OPEN",
       v5Status: "New",
+      futStatus: "RAISED",
+      reduceOnly: false,
       createdAt: now,
       updatedAt: now,
       seq: ++this.seq,
@@ -495,6 +593,12 @@ export class Exchange {
         this.emitSpot(o);
         this.emitBalance(acct);
       }
+      return;
+    }
+    if (inst.surface === "futures") {
+      o.cumFee += value * (isMaker ? this.opts.futures.fees.maker : this.opts.futures.fees.taker);
+      // A fill during CANCELLATION_RAISED keeps the pending status until the cancel completes.
+      if (o.leavesLots === 0) o.futStatus = "EXECUTED";
       return;
     }
     const rate = isMaker ? this.opts.hft.fees.maker : this.opts.hft.fees.taker;
@@ -630,9 +734,10 @@ export class Exchange {
 
   /** Prunes terminal orders beyond `keep` per account list (memory bound for long benchmark runs). */
   prune(acct: SimAccount, keep: number): void {
-    for (const [list, byId, byClient, spot] of [
-      [acct.spotList, acct.spotOrders, acct.spotByClient, true],
-      [acct.hftList, acct.hftOrders, acct.hftByLink, false],
+    for (const [list, byId, byClient, kind] of [
+      [acct.spotList, acct.spotOrders, acct.spotByClient, "spot"],
+      [acct.hftList, acct.hftOrders, acct.hftByLink, "hft"],
+      [acct.futList, acct.futOrders, acct.futByClient, "futures"],
     ] as const) {
       if (list.length <= keep) continue;
       let w = 0;
@@ -640,7 +745,12 @@ export class Exchange {
       let dropped = 0;
       for (let r = 0; r < list.length; r++) {
         const o = list[r]!;
-        const terminal = spot ? isSpotTerminal(o.spotStatus) : !isV5Open(o.v5Status);
+        const terminal =
+          kind === "spot"
+            ? isSpotTerminal(o.spotStatus)
+            : kind === "hft"
+              ? !isV5Open(o.v5Status)
+              : !isFuturesOpen(o.futStatus);
         if (dropped < excess && terminal) {
           byId.delete(o.id);
           if (o.clientId !== "" && byClient.get(o.clientId) === o) byClient.delete(o.clientId);

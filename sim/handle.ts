@@ -94,18 +94,15 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
   const counters: SimCounters = {
     requests: (endpoint) => front.counters.requests.get(endpoint) ?? 0,
     http: front.counters,
-    ordersCreated: (s) =>
-      s === "spot"
-        ? exchange.created.spot
-        : s === "hft"
-          ? exchange.created.hft
-          : exchange.created.spot + exchange.created.hft,
-    deduplicated: (s) =>
-      s === "spot"
-        ? exchange.created.dedupedSpot
-        : s === "hft"
-          ? exchange.created.dedupedHft
-          : exchange.created.dedupedSpot + exchange.created.dedupedHft,
+    ordersCreated: (s) => {
+      const c = exchange.created;
+      return s === undefined ? c.spot + c.hft + c.futures : c[s];
+    },
+    deduplicated: (s) => {
+      const c = exchange.created;
+      if (s === undefined) return c.dedupedSpot + c.dedupedHft + c.dedupedFutures;
+      return s === "spot" ? c.dedupedSpot : s === "hft" ? c.dedupedHft : c.dedupedFutures;
+    },
     streams: streams.counters,
     nats: nats?.counters,
     lateCreates: () => ({

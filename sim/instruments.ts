@@ -5,13 +5,13 @@
  */
 import { decimalsOf, parseDec } from "../src/util/decimal.js";
 
-export type SimSurface = "spot" | "hft";
+export type SimSurface = "spot" | "hft" | "futures";
 
 export interface SimInstrument {
   readonly surface: SimSurface;
-  /** Spot exchange id or HFT category (`linear`). */
+  /** Spot exchange id, HFT category (`linear`, `option`) or `EXCHANGE_2` (Futures). */
   readonly venue: string;
-  /** Wire symbol: `BTC/INR` (Spot) or `BTCUSDT` (HFT). */
+  /** Wire symbol: `BTC/INR` (Spot) or `BTCUSDT` (HFT, Futures). */
   readonly symbol: string;
   readonly base: string;
   readonly quote: string;
@@ -164,6 +164,37 @@ const ROWS: Row[] = [
     startMid: 3_300,
     maxLeverage: 100,
   },
+  // Futures v2 (EXCHANGE_2): its own books, beside HFT's [assumed grids, like HFT linear].
+  {
+    surface: "futures",
+    venue: "EXCHANGE_2",
+    symbol: "BTCUSDT",
+    base: "BTC",
+    quote: "USDT",
+    tickSize: "0.1",
+    qtyStep: "0.001",
+    minQty: "0.001",
+    maxQty: "100",
+    minNotional: 5,
+    maxNotional: 10_000_000,
+    startMid: 64_000,
+    maxLeverage: 50,
+  },
+  {
+    surface: "futures",
+    venue: "EXCHANGE_2",
+    symbol: "ETHUSDT",
+    base: "ETH",
+    quote: "USDT",
+    tickSize: "0.01",
+    qtyStep: "0.01",
+    minQty: "0.01",
+    maxQty: "1000",
+    minNotional: 5,
+    maxNotional: 10_000_000,
+    startMid: 3_300,
+    maxLeverage: 50,
+  },
 ];
 
 function build(r: Row): SimInstrument {
@@ -194,7 +225,7 @@ function build(r: Row): SimInstrument {
 
 export const INSTRUMENTS: readonly SimInstrument[] = ROWS.map(build);
 
-/** Lookup key: `spot:coinswitchx:BTC/INR` or `hft:linear:BTCUSDT` (upper-cased symbol, lower-cased venue). */
+/** Lookup key: `spot:coinswitchx:BTC/INR`, `hft:linear:BTCUSDT`, `futures:exchange_2:BTCUSDT` (upper-cased symbol, lower-cased venue). */
 export function bookKey(surface: SimSurface, venue: string, symbol: string): string {
   return `${surface}:${venue.toLowerCase()}:${symbol.toUpperCase()}`;
 }

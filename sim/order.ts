@@ -1,5 +1,5 @@
-/** The simulator's order: one shape for both surfaces; the wire records are built from it. */
-import type { SpotStatus, V5OrderStatus } from "../src/rest/wire.js";
+/** The simulator's order: one shape for every surface; the wire records are built from it. */
+import type { FuturesStatus, SpotStatus, V5OrderStatus } from "../src/rest/wire.js";
 import type { SimInstrument } from "./instruments.js";
 
 export type SimTif = "GTC" | "IOC" | "FOK";
@@ -24,6 +24,9 @@ export interface SimOrder {
   cumFee: number;
   spotStatus: SpotStatus;
   v5Status: V5OrderStatus;
+  futStatus: FuturesStatus;
+  /** Futures `reduce_only` as placed (echoed only; the simulator keeps no Futures positions). */
+  reduceOnly: boolean;
   createdAt: number;
   updatedAt: number;
   seq: number;
@@ -41,4 +44,9 @@ export function isSpotTerminal(s: SpotStatus): boolean {
 
 export function isV5Open(s: V5OrderStatus): boolean {
   return s === "New" || s === "PartiallyFilled";
+}
+
+/** Futures: RAISED and CANCELLATION_RAISED still work at the venue; the rest are terminal (§7.2). */
+export function isFuturesOpen(s: FuturesStatus): boolean {
+  return s === "RAISED" || s === "CANCELLATION_RAISED";
 }

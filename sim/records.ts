@@ -1,5 +1,6 @@
 /** Builds the wire records of src/rest/wire.ts from exchange state. */
 import type {
+  FuturesOrderRecord,
   SpotBalanceUpdate,
   SpotOrderRecord,
   SpotPortfolioRow,
@@ -42,6 +43,29 @@ export function spotRecord(o: SimOrder): SpotOrderRecord {
     order_source: "API_TRADING",
     created_time: o.createdAt,
     updated_time: o.updatedAt,
+  };
+}
+
+/** The [assumed] Futures order record: every number a decimal string, times as ms strings. */
+export function futuresRecord(o: SimOrder): FuturesOrderRecord {
+  const inst = o.inst;
+  const execQty = o.execLots * inst.step;
+  return {
+    order_id: o.id,
+    client_order_id: o.clientId === "" ? null : o.clientId,
+    symbol: inst.symbol,
+    side: o.buy ? "BUY" : "SELL",
+    order_type: o.market ? "MARKET" : "LIMIT",
+    status: o.futStatus,
+    price: o.market ? "0" : priceStr(inst, o.priceTicks),
+    avg_price: o.execLots === 0 ? "0" : (o.cumValue / execQty).toFixed(inst.priceDecimals + 2),
+    quantity: qtyStr(inst, o.origLots),
+    executed_quantity: qtyStr(inst, o.execLots),
+    time_in_force: o.tif,
+    reduce_only: o.reduceOnly,
+    exchange: "EXCHANGE_2",
+    created_at: String(o.createdAt),
+    updated_at: String(o.updatedAt),
   };
 }
 

@@ -10,6 +10,7 @@ import type { SimOptions } from "./config.js";
 import type { Exchange } from "./exchange.js";
 import type { FaultDecision, Faults } from "./faults.js";
 import type { FixedWindowLimiter } from "./fixedWindowLimiter.js";
+import { FUTURES_ROUTES } from "./futures.js";
 import { hftRoutes } from "./hft.js";
 import { CREATE_CLIENT_ID, LateCreates, QUERY_CLIENT_ID } from "./lateCreates.js";
 import { message, type Reply, type Req, type RouteDef, v5Err } from "./reply.js";
@@ -48,7 +49,7 @@ export interface FrontDeps {
 
 export function createFront(d: FrontDeps): Front {
   const routes = new Map<string, RouteDef>();
-  for (const r of [...SPOT_ROUTES, ...hftRoutes(d.opts.hft.cancelEnabled)])
+  for (const r of [...SPOT_ROUTES, ...hftRoutes(d.opts.hft.cancelEnabled), ...FUTURES_ROUTES])
     routes.set(`${r.method} ${r.path}`, r);
   const counters: Counters = { requests: new Map(), total: 0, statuses: new Map() };
   const hanging = new Set<ServerResponse>();

@@ -29,9 +29,9 @@ export interface SimCounters {
   requests(endpoint: string): number;
   readonly http: Counters;
   /** Orders actually created (a de-duplicated retry does not count). */
-  ordersCreated(surface?: "spot" | "hft"): number;
+  ordersCreated(surface?: "spot" | "hft" | "futures"): number;
   /** Creates answered from the de-dup map (same client id). */
-  deduplicated(surface?: "spot" | "hft"): number;
+  deduplicated(surface?: "spot" | "hft" | "futures"): number;
   readonly streams: StreamCounters;
   /** HFT NATS streams (undefined without `nats`). */
   readonly nats: SimNatsCounters | undefined;

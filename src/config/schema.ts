@@ -63,9 +63,9 @@ const TABLE = [
   },
   {
     path: "venue.surfaces",
-    type: { kind: "list", values: ["spot", "hft"] },
+    type: { kind: "list", values: ["spot", "hft", "futures"] },
     def: ["spot", "hft"],
-    doc: "surfaces to trade",
+    doc: "surfaces to trade (Spot v2, HFT v5, Futures v2); `futures` is opt-in: its paths beyond place / get order are [assumed]",
   },
   {
     path: "venue.hftCancelPath",
@@ -80,6 +80,19 @@ const TABLE = [
     doc: "Spot exchanges whose instruments are loaded",
   },
   { path: "venue.hftCategory", type: oneOf("linear", "option"), def: "linear", doc: "HFT category" },
+  // futures (issue 13)
+  {
+    path: "venue.futuresPollMs",
+    type: int(500, 600_000),
+    def: 3_000,
+    doc: "[assumed] Futures v2 has no private stream: its open list is polled this often (the venue allows 20 reads per 60 s)",
+  },
+  {
+    path: "venue.futuresCancelPath",
+    type: str(),
+    def: "/trade/api/v2/futures/order",
+    doc: "[assumed] Futures cancel path (DELETE with {exchange, order_id}; not in the published reference)",
+  },
   // keys
   {
     path: "keys.apiKey",

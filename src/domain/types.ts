@@ -3,8 +3,11 @@
  * that both understand. Surface-specific spellings ("Buy" vs "buy") live in the REST codecs.
  */
 
-/** `spot` = Spot v2 (`/trade/api/v2/...`); `hft` = HFT (`/v5/...`). */
-export type Surface = "spot" | "hft";
+/**
+ * `spot` = Spot v2 (`/trade/api/v2/...`); `hft` = HFT (`/v5/...`, categories `linear` and `option`);
+ * `futures` = Futures v2 (`/trade/api/v2/futures/...`, exchange `EXCHANGE_2`).
+ */
+export type Surface = "spot" | "hft" | "futures";
 
 export type Side = "buy" | "sell";
 export type OrderType = "limit" | "market";
@@ -20,9 +23,9 @@ export interface Instrument {
   /** Gateway-wide numeric id, stable for the life of the process (used on the binary wire). */
   readonly id: number;
   readonly surface: Surface;
-  /** Exchange spelling: `BTC/INR` on Spot, `BTCUSDT` on HFT. */
+  /** Exchange spelling: `BTC/INR` on Spot, `BTCUSDT` on HFT and Futures. */
   readonly symbol: string;
-  /** Spot exchange id (`coinswitchx`, `c2c1`, `c2c2`); HFT category (`linear`, `option`). */
+  /** Spot exchange id (`coinswitchx`, `c2c1`, `c2c2`); HFT category (`linear`, `option`); `EXCHANGE_2`. */
   readonly venue: string;
   readonly base: string;
   readonly quote: string;

@@ -41,6 +41,7 @@ import { type Body, CancelAllScope, QueryScope } from "../protocol/schema.js";
 import type { RestClient } from "../rest/client.js";
 import type { V5Position } from "../rest/wire.js";
 import type { RiskGate } from "../risk/riskGate.js";
+import { FuturesSurface } from "../venue/futures.js";
 import { HftSurface } from "../venue/hft.js";
 import { SpotSurface } from "../venue/spot.js";
 import type { Surfaces } from "../venue/surface.js";
@@ -61,6 +62,8 @@ export interface EngineOptions {
   spotExpirySeconds: number;
   createWaitMs: number;
   cancelWaitMs: number;
+  /** Futures open-list poll cadence (ms); default 3000. */
+  futuresPollMs?: number;
   /** Query an HFT order right after its ack (see CreatePath). Default true. */
   hftQueryAfterAck?: boolean;
   /** BalanceUpdate / PositionUpdate: at most one per asset / position per this many ms (last wins); 100. */
@@ -150,6 +153,7 @@ export class Engine implements GatewayEngine, OrderListener {
     const surfaces: Surfaces = {
       spot: new SpotSurface(d.client, d.options.spotExpirySeconds),
       hft: new HftSurface(d.client, d.options.hftCategory),
+      futures: new FuturesSurface(d.client, d.options.futuresPollMs ?? 3_000),
     };
     const common = { client: d.client, limiter: d.limiter, journal: d.journal, metrics: d.metrics };
     this.creates = new CreatePath({

@@ -7,8 +7,8 @@
 import type { Instrument, Surface } from "../domain/types.js";
 import { type Grid, gridOf } from "../orders/normalize.js";
 import type { RestClient } from "../rest/client.js";
-import { makeGrid, type OrderGrid } from "../rest/orderParams.js";
-import type { SpotTradeInfo, V5Instrument } from "../rest/wire.js";
+import { FUTURES_EXCHANGE, makeGrid, type OrderGrid } from "../rest/orderParams.js";
+import type { FuturesInstrument, SpotTradeInfo, V5Instrument } from "../rest/wire.js";
 import { parseDec } from "../util/decimal.js";
 
 export class InstrumentError extends Error {
@@ -62,7 +62,7 @@ export function instrumentKey(surface: Surface, venue: string, symbol: string): 
   return `${surface}:${venue}:${symbol}`;
 }
 
-/** The loaded instruments; ids are assigned 1.. in load order (Spot exchanges as configured, then HFT). */
+/** The loaded instruments; ids are assigned 1.. in load order (Spot exchanges as configured, HFT, Futures). */
 export class InstrumentBook {
   private readonly list: Instrument[] = [];
   private readonly byIdMap = new Map<number, InstrumentEntry>();
@@ -167,6 +167,31 @@ export function hftInstruments(category: string, rows: readonly V5Instrument[]):
     });
 }
 
+/** Futures rows from `instrument_info` [assumed shape]; the venue is the exchange id `EXCHANGE_2`. */
+export function futuresInstruments(rows: readonly FuturesInstrument[]): Omit<Instrument, "id">[] {
+  if (!Array.isArray(rows)) throw new InstrumentError("futures instrument_info: expected a list");
+  return [...rows]
+    .sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0))
+    .map((r) => {
+      if (!r?.tick_size || !r.quantity_step || typeof r.symbol !== "string") {
+        throw new InstrumentError(`futures instrument_info ${r?.symbol}: unexpected shape`);
+      }
+      return {
+        surface: "futures" as const,
+        symbol: r.symbol.toUpperCase(),
+        venue: FUTURES_EXCHANGE,
+        base: r.base_asset,
+        quote: r.quote_asset || "USDT",
+        tickSize: r.tick_size,
+        qtyStep: r.quantity_step,
+        minQty: r.min_quantity || r.quantity_step,
+        maxQty: r.max_quantity || "0",
+        minNotional: r.min_notional || "0",
+        active: r.status === "TRADING",
+      };
+    });
+}
+
 /** Loads every configured instrument from the venue and registers the grids with the REST client. */
 export async function loadInstruments(
   client: RestClient,
@@ -182,6 +207,9 @@ export async function loadInstruments(
   if (o.surfaces.includes("hft")) {
     const res = await client.instruments({ category: o.hftCategory });
     for (const def of hftInstruments(o.hftCategory, res.list ?? [])) book.add(def);
+  }
+  if (o.surfaces.includes("futures")) {
+    for (const def of futuresInstruments(await client.futuresInstruments())) book.add(def);
   }
   for (const inst of book.all()) client.setGrid(inst.surface, inst.symbol, book.byId(inst.id)!.orderGrid);
   return book;

@@ -165,6 +165,7 @@ async function boot(
       createWaitMs: config.limits.createWaitMs,
       cancelWaitMs: config.limits.cancelWaitMs,
       hftQueryAfterAck: config.orders.hftQueryAfterAck,
+      futuresPollMs: config.venue.futuresPollMs,
     },
     // The venue sync and the feeds are built around the engine (below); these run only once they are.
     links: {
@@ -181,6 +182,7 @@ async function boot(
     resolveIntervalMs: config.orders.unknownQueryIntervalMs,
     maxQueries: config.orders.unknownQueryRetries,
     auditIntervalMs: config.streams.auditIntervalMs,
+    futuresPollMs: config.venue.futuresPollMs,
   });
   cleanups.push(() => sync.stop());
 

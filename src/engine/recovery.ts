@@ -15,6 +15,7 @@ import {
   unresolvedRequests,
 } from "../journal/index.js";
 import {
+  eventFromFuturesOrder,
   eventFromSpotOrder,
   eventFromV5Execution,
   eventFromV5Order,
@@ -25,7 +26,7 @@ import {
   TERMINAL,
 } from "../orders/index.js";
 import { Ev } from "../orders/status.js";
-import type { SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
+import type { FuturesOrderRecord, SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
 import { parseDec, stepsOf } from "../util/decimal.js";
 import type { Engine } from "./engine.js";
 import type { InstrumentBook } from "./instruments.js";
@@ -90,17 +91,18 @@ export function replayInto(
   const all: JournalRecord[] = [];
   let skipped = 0;
   let lastState: "active" | "reducing" | "halted" | undefined;
-  /** A Spot create / cancel answer body (an order record) applied as the engine applied it. */
-  const applySpotAnswer = (body: string | undefined): void => {
+  /** A Spot or Futures create / cancel answer body (an order record) applied as the engine applied it. */
+  const applyAnswerRecord = (body: string | undefined, futures: boolean): void => {
     if (!body) return;
     try {
-      const rec = JSON.parse(body) as SpotOrderRecord;
+      const rec = JSON.parse(body) as SpotOrderRecord | FuturesOrderRecord;
       const o = rec.client_order_id
         ? store.byClientId(rec.client_order_id)
         : store.byExchangeId(rec.order_id);
       const e = o ? book.byId(o.instrumentId) : undefined;
       if (!e || typeof rec.status !== "string") return;
-      eventFromSpotOrder(rec, e.grid, Source.Query, monoNs(), ev);
+      if (futures) eventFromFuturesOrder(rec as FuturesOrderRecord, e.grid, Source.Query, monoNs(), ev);
+      else eventFromSpotOrder(rec as SpotOrderRecord, e.grid, Source.Query, monoNs(), ev);
       store.apply(ev);
     } catch (err) {
       if (!(err instanceof NormalizeError) && !(err instanceof SyntaxError)) throw err;
@@ -187,8 +189,8 @@ export function replayInto(
             const exId = exchangeIdOf(r.body);
             if (exId) {
               store.ackCreate(id, exId);
-              // A Spot answer is the order record: what it says (an immediate fill) was delivered.
-              if (o.surface === "spot") applySpotAnswer(r.body);
+              // A Spot / Futures answer is the order record: what it says (an immediate fill) was delivered.
+              if (o.surface !== "hft") applyAnswerRecord(r.body, o.surface === "futures");
             } else store.createUnknown(id);
           } else if (r.status !== 429) store.rejectCreate(id, (r.body ?? "").slice(0, 64));
           else store.rejectCreate(id, "429");
@@ -197,7 +199,8 @@ export function replayInto(
             id,
             unknown ? Ev.CancelOutcomeUnknown : r.status < 300 ? Ev.CancelAcked : Ev.CancelRejected,
           );
-          if (!unknown && r.status < 300 && o.surface === "spot") applySpotAnswer(r.body);
+          if (!unknown && r.status < 300 && o.surface !== "hft")
+            applyAnswerRecord(r.body, o.surface === "futures");
         }
         return;
       }
@@ -209,6 +212,8 @@ export function replayInto(
           const body = JSON.parse(r.body) as unknown;
           if (r.source.startsWith("spot"))
             eventFromSpotOrder(body as SpotOrderRecord, e.grid, Source.Query, monoNs(), ev);
+          else if (r.source.startsWith("futures"))
+            eventFromFuturesOrder(body as FuturesOrderRecord, e.grid, Source.Query, monoNs(), ev);
           // Executions (`hftx-*`): their ids must be remembered, or the restart's reconciliation
           // delivers the same fills again (issue 17, cause 3). Checked before the `hft` prefix.
           else if (r.source.startsWith("hftx"))

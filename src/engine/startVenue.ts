@@ -99,7 +99,10 @@ export function createRest(
         }
       : false,
     clock: { ...config.clock, onWarn: (msg: string) => log.warn({}, msg) },
-    pathOverrides: { "hft.cancelOrder": config.venue.hftCancelPath },
+    pathOverrides: {
+      "hft.cancelOrder": config.venue.hftCancelPath,
+      "futures.cancelOrder": config.venue.futuresCancelPath,
+    },
   });
 }
 

@@ -23,6 +23,7 @@ import {
   QueryScope,
   RejectSource,
   TradingStateValue,
+  Surface as WireSurface,
   WS_PATH,
 } from "../protocol/schema.js";
 import type {
@@ -165,10 +166,17 @@ function sha256(s: string): Buffer {
   return createHash("sha256").update(s, "utf8").digest();
 }
 
+/** Surface enum values on the wire (PROTOCOL.md §5). */
+const SURFACE_WIRE: Readonly<Record<Instrument["surface"], number>> = {
+  spot: WireSurface.Spot,
+  hft: WireSurface.Hft,
+  futures: WireSurface.Futures,
+};
+
 function toRecord(i: Instrument): InstrumentRecordMsg {
   return {
     instrumentId: i.id,
-    surface: i.surface === "spot" ? 1 : 2,
+    surface: SURFACE_WIRE[i.surface],
     active: i.active ? 1 : 0,
     symbol: i.symbol,
     venue: i.venue,

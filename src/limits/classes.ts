@@ -14,7 +14,12 @@ export type LimitClass =
   | "hft.create"
   | "hft.cancel"
   | "hft.query"
-  | "hft.other";
+  | "hft.other"
+  | "futures.create"
+  | "futures.cancel"
+  | "futures.query"
+  | "futures.list"
+  | "futures.other";
 
 export const LIMIT_CLASSES: readonly LimitClass[] = [
   "spot.create",
@@ -27,6 +32,11 @@ export const LIMIT_CLASSES: readonly LimitClass[] = [
   "hft.cancel",
   "hft.query",
   "hft.other",
+  "futures.create",
+  "futures.cancel",
+  "futures.query",
+  "futures.list",
+  "futures.other",
 ];
 
 /** What a request does; decides queue priority and whether the cancel reserve may be used. */
@@ -53,7 +63,9 @@ export interface LimitTable {
  * Default table. Spot cancel shares the create bucket [assumed]: the exchange publishes no cancel
  * figure and a shared bucket is the conservative reading. HFT publishes no number at all; 50/s per
  * class [assumed] until an allocation is agreed with the exchange. Unlisted Spot endpoints share a
- * 100/10 s "other" bucket [assumed].
+ * 100/10 s "other" bucket [assumed]. Futures buckets are per endpoint and per 60 s (§9): place 20,
+ * cancel 10, order status 20, open orders 20, market data 100; a cancel never waits behind a create
+ * because they are separate buckets at the venue.
  */
 export const DEFAULT_LIMIT_TABLE: LimitTable = {
   buckets: {
@@ -65,6 +77,11 @@ export const DEFAULT_LIMIT_TABLE: LimitTable = {
     "hft.order": { capacity: 50, windowMs: 1_000, cancelReserve: 5 },
     "hft.query": { capacity: 50, windowMs: 1_000, cancelReserve: 0 },
     "hft.other": { capacity: 50, windowMs: 1_000, cancelReserve: 0 },
+    "futures.place": { capacity: 20, windowMs: 60_000, cancelReserve: 0 },
+    "futures.cancel": { capacity: 10, windowMs: 60_000, cancelReserve: 0 },
+    "futures.status": { capacity: 20, windowMs: 60_000, cancelReserve: 0 },
+    "futures.openOrders": { capacity: 20, windowMs: 60_000, cancelReserve: 0 },
+    "futures.market": { capacity: 100, windowMs: 60_000, cancelReserve: 0 },
   },
   classes: {
     "spot.create": "spot.order",
@@ -77,6 +94,11 @@ export const DEFAULT_LIMIT_TABLE: LimitTable = {
     "hft.cancel": "hft.order",
     "hft.query": "hft.query",
     "hft.other": "hft.other",
+    "futures.create": "futures.place",
+    "futures.cancel": "futures.cancel",
+    "futures.query": "futures.status",
+    "futures.list": "futures.openOrders",
+    "futures.other": "futures.market",
   },
 };
 
@@ -92,6 +114,11 @@ export const CLASS_KIND: Readonly<Record<LimitClass, RequestKind>> = {
   "hft.cancel": "cancel",
   "hft.query": "query",
   "hft.other": "query",
+  "futures.create": "create",
+  "futures.cancel": "cancel",
+  "futures.query": "query",
+  "futures.list": "query",
+  "futures.other": "query",
 };
 
 export function isLimitClass(s: string): s is LimitClass {

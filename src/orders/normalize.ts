@@ -4,11 +4,12 @@
  * typed NormalizeError and produces no event, so nothing in the store changes.
  */
 import type { Instrument } from "../domain/types.js";
-import type { SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
+import type { FuturesOrderRecord, SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
 import { type Dec, decToNumber, parseDec, stepsOf, tryParseDec } from "../util/decimal.js";
 import { LIQUIDITY, newEvent, type OrderEvent, resetEvent, type Source } from "./event.js";
 import {
   Ev,
+  statusFromFutures,
   statusFromSpot,
   statusFromV5,
   UnknownVenueStatusError,
@@ -130,6 +131,33 @@ export function eventFromSpotOrder(
   out.cumLots = lotsOfNumber(rec.executed_qty ?? 0, g);
   out.avgPxTicks = rec.average_price > 0 ? rec.average_price / g.tickNum : -1;
   if (kind === Ev.VenueRejected) out.reason = "DISCARDED";
+  return out;
+}
+
+/** A Futures order record (REST answer, get order, open orders): numbers are decimal strings. */
+export function eventFromFuturesOrder(
+  rec: FuturesOrderRecord,
+  g: Grid,
+  source: Source,
+  tsNs: number,
+  out: OrderEvent = newEvent(),
+): OrderEvent {
+  const cum = typeof rec.executed_quantity === "string" ? rec.executed_quantity : "";
+  let kind: Ev;
+  try {
+    kind = venueKind(statusFromFutures(rec.status, cum !== "" && Number(cum) > 0));
+  } catch (e) {
+    throw e instanceof UnknownVenueStatusError ? new NormalizeError(e.message) : e;
+  }
+  resetEvent(out, kind);
+  out.source = source;
+  out.clientId = rec.client_order_id ?? "";
+  out.exchangeId = rec.order_id ?? "";
+  out.tsNs = tsNs;
+  const t = Number(rec.updated_at);
+  out.venueMs = rec.updated_at && Number.isFinite(t) ? t : -1;
+  out.cumLots = lotsOf(cum || "0", g);
+  out.avgPxTicks = ticksOf(typeof rec.avg_price === "string" ? rec.avg_price : "", g);
   return out;
 }
 

@@ -3,7 +3,7 @@
  * mapping tables from each surface's status strings. Numbers (not strings) so the transition table is a
  * flat array indexed by `status * EVENT_COUNT + event` on the hot path.
  */
-import type { SpotStatus, V5OrderStatus } from "../rest/wire.js";
+import type { FuturesStatus, SpotStatus, V5OrderStatus } from "../rest/wire.js";
 
 export const Status = {
   /** Create sent (or about to be), no answer yet. Local in-flight state. */
@@ -178,10 +178,23 @@ export const SPOT_STATUS_MAP: Readonly<Record<SpotStatus, Status>> = {
   EXPIRATION_RAISED: Status.ExpirationRaised,
 };
 
+/**
+ * Futures v2 `status` → unified status (§7.2). RAISED is the working state; with a fill it is
+ * PartiallyFilled (see statusFromFutures). PARTIALLY_EXECUTED is terminal at the venue (the remainder
+ * no longer works): Cancelled with filledQty > 0, like v5 PartiallyFilledCanceled.
+ */
+export const FUTURES_STATUS_MAP: Readonly<Record<FuturesStatus, Status>> = {
+  RAISED: Status.New,
+  EXECUTED: Status.Filled,
+  PARTIALLY_EXECUTED: Status.Cancelled,
+  CANCELLED: Status.Cancelled,
+  CANCELLATION_RAISED: Status.CancellationRaised,
+};
+
 export class UnknownVenueStatusError extends Error {
   override readonly name = "UnknownVenueStatusError";
   constructor(
-    readonly surface: "spot" | "hft",
+    readonly surface: "spot" | "hft" | "futures",
     readonly value: string,
   ) {
     super(`unknown ${surface} order status ${JSON.stringify(String(value).slice(0, 40))}`);
@@ -199,4 +212,16 @@ export function statusFromSpot(s: string): Status {
   const v = (SPOT_STATUS_MAP as Record<string, Status | undefined>)[s];
   if (v === undefined || !Object.hasOwn(SPOT_STATUS_MAP, s)) throw new UnknownVenueStatusError("spot", s);
   return v;
+}
+
+/**
+ * Maps a Futures `status`; `filled` says whether the record shows any executed quantity. [assumed] a
+ * working order that has traded stays RAISED at the venue (the docs list no working-and-partly-filled
+ * status), so RAISED with a fill is PartiallyFilled.
+ */
+export function statusFromFutures(s: string, filled: boolean): Status {
+  const v = (FUTURES_STATUS_MAP as Record<string, Status | undefined>)[s];
+  if (v === undefined || !Object.hasOwn(FUTURES_STATUS_MAP, s))
+    throw new UnknownVenueStatusError("futures", s);
+  return v === Status.New && filled ? Status.PartiallyFilled : v;
 }

@@ -104,7 +104,7 @@ export const Liquidity = { Unknown: 0, Maker: 1, Taker: 2 } as const;
 export const TradingStateValue = { Active: 1, Reducing: 2, Halted: 3 } as const;
 export const CreditBucket = { Account: 0, Create: 1, Cancel: 2, Query: 3 } as const;
 export const UnknownOp = { NewOrder: 1, Cancel: 2 } as const;
-export const Surface = { Spot: 1, Hft: 2 } as const;
+export const Surface = { Spot: 1, Hft: 2, Futures: 3 } as const;
 /** NewOrder flags bits. */
 export const OrderFlags = { ReduceOnly: 1, PostOnly: 2 } as const;
 

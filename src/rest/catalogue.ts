@@ -14,7 +14,14 @@ export type RateClass =
   | "spot.portfolio"
   | "spot.tds"
   | "spot.other"
-  | "hft.all";
+  | "hft.all"
+  // Futures: each endpoint has its own bucket of the size named here (§9, per 60 s).
+  | "futures.place"
+  | "futures.cancel"
+  | "futures.account"
+  | "futures.margin"
+  | "futures.market"
+  | "futures.klines";
 
 /** Every endpoint id: computed from the rows below, so the table is the only list. */
 export type EndpointId = (typeof ROWS)[number]["id"];
@@ -318,6 +325,168 @@ const ROWS = [
     signed: true,
     rate: "hft.all",
     bare: true,
+  },
+  // Futures v2 (§5): place order and get order by client id are in the docs; the other paths are the
+  // ones third-party clients use [assumed]. The cancel mirrors Spot's DELETE on the order path [assumed].
+  {
+    id: "futures.createOrder",
+    method: "POST",
+    path: "/trade/api/v2/futures/order",
+    surface: "futures",
+    signed: true,
+    rate: "futures.place",
+  },
+  {
+    id: "futures.cancelOrder",
+    method: "DELETE",
+    path: "/trade/api/v2/futures/order",
+    surface: "futures",
+    signed: true,
+    rate: "futures.cancel",
+    assumed: true,
+  },
+  {
+    id: "futures.cancelAll",
+    method: "POST",
+    path: "/trade/api/v2/futures/cancel_all",
+    surface: "futures",
+    signed: true,
+    rate: "futures.cancel",
+    assumed: true,
+  },
+  {
+    id: "futures.getOrder",
+    method: "GET",
+    path: "/trade/api/v2/futures/order",
+    surface: "futures",
+    signed: true,
+    rate: "futures.account",
+  },
+  {
+    id: "futures.openOrders",
+    method: "GET",
+    path: "/trade/api/v2/futures/open_orders",
+    surface: "futures",
+    signed: true,
+    rate: "futures.account",
+    assumed: true,
+  },
+  {
+    id: "futures.closedOrders",
+    method: "GET",
+    path: "/trade/api/v2/futures/closed_orders",
+    surface: "futures",
+    signed: true,
+    rate: "futures.account",
+    assumed: true,
+  },
+  {
+    id: "futures.positions",
+    method: "GET",
+    path: "/trade/api/v2/futures/positions",
+    surface: "futures",
+    signed: true,
+    rate: "futures.account",
+    assumed: true,
+  },
+  {
+    id: "futures.leverage",
+    method: "GET",
+    path: "/trade/api/v2/futures/leverage",
+    surface: "futures",
+    signed: true,
+    rate: "futures.account",
+    assumed: true,
+  },
+  {
+    id: "futures.updateLeverage",
+    method: "POST",
+    path: "/trade/api/v2/futures/update_leverage",
+    surface: "futures",
+    signed: true,
+    rate: "futures.margin",
+    assumed: true,
+  },
+  {
+    id: "futures.addMargin",
+    method: "POST",
+    path: "/trade/api/v2/futures/add_margin",
+    surface: "futures",
+    signed: true,
+    rate: "futures.margin",
+    assumed: true,
+  },
+  {
+    id: "futures.walletBalance",
+    method: "GET",
+    path: "/trade/api/v2/futures/wallet_balance",
+    surface: "futures",
+    signed: true,
+    rate: "futures.account",
+    assumed: true,
+  },
+  {
+    id: "futures.transactions",
+    method: "GET",
+    path: "/trade/api/v2/futures/transactions",
+    surface: "futures",
+    signed: true,
+    rate: "futures.account",
+    assumed: true,
+  },
+  {
+    id: "futures.instruments",
+    method: "GET",
+    path: "/trade/api/v2/futures/instrument_info",
+    surface: "futures",
+    signed: true,
+    rate: "futures.market",
+    assumed: true,
+  },
+  {
+    id: "futures.depth",
+    method: "GET",
+    path: "/trade/api/v2/futures/depth",
+    surface: "futures",
+    signed: true,
+    rate: "futures.market",
+    assumed: true,
+  },
+  {
+    id: "futures.ticker",
+    method: "GET",
+    path: "/trade/api/v2/futures/ticker",
+    surface: "futures",
+    signed: true,
+    rate: "futures.market",
+    assumed: true,
+  },
+  {
+    id: "futures.tickerAll",
+    method: "GET",
+    path: "/trade/api/v2/futures/all_pairs_ticker",
+    surface: "futures",
+    signed: true,
+    rate: "futures.market",
+    assumed: true,
+  },
+  {
+    id: "futures.klines",
+    method: "GET",
+    path: "/trade/api/v2/futures/klines",
+    surface: "futures",
+    signed: true,
+    rate: "futures.klines",
+    assumed: true,
+  },
+  {
+    id: "futures.trades",
+    method: "GET",
+    path: "/trade/api/v2/futures/trades",
+    surface: "futures",
+    signed: true,
+    rate: "futures.market",
+    assumed: true,
   },
 ] as const satisfies readonly RowSpec[];
 

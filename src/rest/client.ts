@@ -21,6 +21,10 @@ import {
   ValidationError,
 } from "./errors.js";
 import {
+  FUTURES_EXCHANGE,
+  type FuturesCreateParams,
+  futuresCancelBody,
+  futuresCreateBody,
   type HftCancelParams,
   type HftCreateParams,
   hftCancelBody,
@@ -31,6 +35,9 @@ import {
   spotCreateBody,
 } from "./orderParams.js";
 import type {
+  FuturesInstrument,
+  FuturesOrderList,
+  FuturesOrderRecord,
   SpotOrderList,
   SpotOrderRecord,
   SpotPortfolioRow,
@@ -236,6 +243,15 @@ export class RestClient {
     return this.prepareHot(this.catalogue["hft.cancelOrder"], hftCancelBody(p));
   }
 
+  prepareFuturesCreate(p: FuturesCreateParams, grid?: OrderGrid): PreparedRequest {
+    const body = futuresCreateBody(p, this.gridOf("futures", p.symbol, "futures.createOrder", grid));
+    return this.prepareHot(this.catalogue["futures.createOrder"], body);
+  }
+
+  prepareFuturesCancel(orderId: string): PreparedRequest {
+    return this.prepareHot(this.catalogue["futures.cancelOrder"], futuresCancelBody(orderId));
+  }
+
   // ---------- transport and parsing ----------
 
   /**
@@ -244,7 +260,8 @@ export class RestClient {
    */
   send<T>(req: PreparedRequest): Promise<T> {
     const ep = req.endpoint;
-    const pool = ep.surface === "spot" ? this.spotPool : this.hftPool;
+    // Spot and Futures v2 share the host (coinswitch.co); HFT has its own.
+    const pool = ep.surface === "hft" ? this.hftPool : this.spotPool;
     return new Promise<T>((resolve, reject) => {
       pool.dispatch(
         { method: ep.method, path: req.path, headers: req.headers, body: req.body },
@@ -320,6 +337,38 @@ export class RestClient {
     if (typeof r?.serverTime !== "number")
       throw new ResponseShapeError("time: no numeric serverTime", "spot.time", 200);
     return r.serverTime;
+  }
+
+  // ---------- Futures v2 (exchange EXCHANGE_2 on every request) ----------
+
+  /** [assumed] the answer is the order record, like Spot's. */
+  async createFuturesOrder(p: FuturesCreateParams, grid?: OrderGrid): Promise<FuturesOrderRecord> {
+    return this.send(this.prepareFuturesCreate(p, grid));
+  }
+
+  async cancelFuturesOrder(orderId: string): Promise<FuturesOrderRecord> {
+    return this.send(this.prepareFuturesCancel(orderId));
+  }
+
+  /** One order by venue id or client id (the docs' reconciliation query). */
+  async getFuturesOrder(by: { orderId: string } | { clientOrderId: string }): Promise<FuturesOrderRecord> {
+    const q: [string, string] =
+      "orderId" in by ? ["order_id", by.orderId] : ["client_order_id", by.clientOrderId];
+    if (typeof q[1] !== "string" || q[1] === "") {
+      throw new InvalidRequestError(`${q[0]}: must be a non-empty string`, "futures.getOrder", q[0]);
+    }
+    return this.call("futures.getOrder", [["exchange", FUTURES_EXCHANGE], q]);
+  }
+
+  async listFuturesOpen(f: { symbol?: string; limit?: number } = {}): Promise<FuturesOrderList> {
+    const q: [string, string][] = [["exchange", FUTURES_EXCHANGE]];
+    if (f.symbol !== undefined) q.push(["symbol", f.symbol]);
+    if (f.limit !== undefined) q.push(["limit", String(f.limit)]);
+    return this.call("futures.openOrders", q);
+  }
+
+  async futuresInstruments(): Promise<FuturesInstrument[]> {
+    return this.call("futures.instruments", [["exchange", FUTURES_EXCHANGE]]);
   }
 
   // ---------- HFT v5 ----------

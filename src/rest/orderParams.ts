@@ -225,3 +225,59 @@ export function hftCancelBody(p: HftCancelParams): string {
   }
   return `${s},"orderLinkId":"${clientId(ep, "orderLinkId", p.orderLinkId)}"}`;
 }
+
+export interface FuturesCreateParams {
+  /** `BTCUSDT` (quote always USDT). */
+  symbol: string;
+  side: Side;
+  orderType: OrderType;
+  /** Base quantity on the step grid. */
+  quantity: string;
+  /** Required for limit orders; not sent for market orders. */
+  price?: string;
+  timeInForce?: TimeInForce;
+  reduceOnly?: boolean;
+  clientOrderId?: string;
+}
+
+/** The only Futures exchange id; sent on every Futures request (§5). */
+export const FUTURES_EXCHANGE = "EXCHANGE_2";
+const FUTURES_SYMBOL = /^[A-Za-z0-9]{2,30}USDT$/i;
+const FUTURES_TYPE: Record<string, string> = { limit: "LIMIT", market: "MARKET" };
+
+/**
+ * Validates and builds the POST /trade/api/v2/futures/order body. Price and quantity go out as JSON
+ * numbers in canonical decimal text (the docs type them as numbers; answers carry strings).
+ */
+export function futuresCreateBody(p: FuturesCreateParams, grid: OrderGrid): string {
+  const ep: EndpointId = "futures.createOrder";
+  if (typeof p.symbol !== "string" || !FUTURES_SYMBOL.test(p.symbol))
+    bad(ep, "symbol", "must look like BTCUSDT");
+  if (!SIDES.includes(p.side)) bad(ep, "side", "must be buy or sell");
+  const type = FUTURES_TYPE[p.orderType];
+  if (type === undefined) bad(ep, "order_type", "must be limit or market");
+  const qty = gridValue(ep, "quantity", p.quantity, grid, false);
+  let s = `{"exchange":"${FUTURES_EXCHANGE}","symbol":"${p.symbol.toUpperCase()}","side":"${p.side === "buy" ? "BUY" : "SELL"}","order_type":"${type}","quantity":${qty}`;
+  if (p.orderType === "limit") {
+    if (p.price === undefined) bad(ep, "price", "is required for a limit order");
+    s += `,"price":${gridValue(ep, "price", p.price, grid, true)}`;
+  }
+  if (p.timeInForce !== undefined) {
+    if (!TIFS.includes(p.timeInForce)) bad(ep, "time_in_force", "must be GTC, IOC or FOK");
+    s += `,"time_in_force":"${p.timeInForce}"`;
+  }
+  if (p.reduceOnly !== undefined) {
+    if (typeof p.reduceOnly !== "boolean") bad(ep, "reduce_only", "must be a boolean");
+    s += `,"reduce_only":${p.reduceOnly}`;
+  }
+  if (p.clientOrderId !== undefined)
+    s += `,"client_order_id":"${clientId(ep, "client_order_id", p.clientOrderId)}"`;
+  return `${s}}`;
+}
+
+/** Validates and builds the [assumed] DELETE /trade/api/v2/futures/order body. */
+export function futuresCancelBody(orderId: string): string {
+  if (typeof orderId !== "string" || !ORDER_ID.test(orderId))
+    bad("futures.cancelOrder", "order_id", "must be an order id");
+  return `{"exchange":"${FUTURES_EXCHANGE}","order_id":"${orderId}"}`;
+}

@@ -90,6 +90,60 @@ export interface SpotErrorBody {
   message: string;
 }
 
+// ---------- Futures v2: `{ "data": ... }` bodies, numbers as strings, `{ "message": ... }` errors ----------
+
+/** exchange-api §7.2. PARTIALLY_EXECUTED is terminal (the remainder no longer works). */
+export type FuturesStatus =
+  | "RAISED"
+  | "EXECUTED"
+  | "PARTIALLY_EXECUTED"
+  | "CANCELLED"
+  | "CANCELLATION_RAISED";
+
+/**
+ * [assumed] the Futures order record (create, cancel, get order, open orders): the docs name only
+ * `order_id`; the other keys mirror the place-order request fields, every number a decimal string,
+ * times in ms as strings.
+ */
+export interface FuturesOrderRecord {
+  order_id: string;
+  client_order_id: string | null;
+  symbol: string;
+  side: "BUY" | "SELL";
+  order_type: "LIMIT" | "MARKET";
+  status: FuturesStatus;
+  /** "0" for market orders. */
+  price: string;
+  /** "0" until the first fill. */
+  avg_price: string;
+  quantity: string;
+  executed_quantity: string;
+  time_in_force: "GTC" | "IOC" | "FOK";
+  reduce_only: boolean;
+  exchange: "EXCHANGE_2";
+  created_at: string;
+  updated_at: string;
+}
+
+/** [assumed] GET /trade/api/v2/futures/open_orders → `{ data: { orders: [...] } }` (as Spot's list). */
+export interface FuturesOrderList {
+  orders: FuturesOrderRecord[];
+}
+
+/** [assumed] one row of GET /trade/api/v2/futures/instrument_info `data` (a list), numbers as strings. */
+export interface FuturesInstrument {
+  symbol: string;
+  base_asset: string;
+  quote_asset: string;
+  tick_size: string;
+  quantity_step: string;
+  min_quantity: string;
+  max_quantity: string;
+  min_notional: string;
+  max_leverage: string;
+  status: "TRADING" | "HALTED";
+}
+
 // ---------- HFT v5: the envelope ----------
 
 export interface V5Envelope<T> {

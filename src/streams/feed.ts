@@ -45,6 +45,7 @@ export class InstrumentTable implements InstrumentIndex {
   private readonly memo = {
     spot: new Map<string, Map<string, Instrument | null>>(),
     hft: new Map<string, Map<string, Instrument | null>>(),
+    futures: new Map<string, Map<string, Instrument | null>>(),
   };
 
   lookup(surface: Surface, symbol: string, venue = ""): Instrument | undefined {

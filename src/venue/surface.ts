@@ -2,8 +2,8 @@
  * One venue surface behind one interface: how an order is prepared, how its answers are read, how it
  * is asked about by client id and listed, which rate class each operation spends, and how a venue
  * record becomes an `OrderEvent`. The engine's command path and the venue-sync module (resolver,
- * poller, reconciler) speak to this interface only; Spot and HFT are its two implementations, and a
- * further venue API (Futures v2) would be a third, not a third branch in each caller.
+ * poller, reconciler) speak to this interface only; Spot, HFT and Futures v2 are its three
+ * implementations (a further venue API is a fourth, not a branch in each caller).
  */
 import type { Surface } from "../domain/types.js";
 import type { LimitClass } from "../limits/index.js";
@@ -42,6 +42,11 @@ export interface VenueSurface<R = unknown> {
    * asked about right after its ack rather than at the next poll.
    */
   readonly queryAfterAck: boolean;
+  /**
+   * A surface with no push stream polls its open list on this cadence (ms), whether or not other
+   * surfaces' streams are trusted; undefined = the venue sync's common poll / audit schedule.
+   */
+  readonly pollEveryMs?: number;
 
   // ---- the command path ----
   /** Signs and builds the create with the order's client id (throws a typed error on bad input). */
@@ -78,12 +83,9 @@ export interface VenueSurface<R = unknown> {
   normalize(r: R, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void;
 }
 
-/** The surface of an order's kind from a pair (the common two-surface set-up). */
-export interface Surfaces {
-  readonly spot: VenueSurface;
-  readonly hft: VenueSurface;
-}
+/** One implementation per surface kind. */
+export type Surfaces = Readonly<Record<Surface, VenueSurface>>;
 
 export function surfaceOf(s: Surfaces, o: { surface: Surface }): VenueSurface {
-  return o.surface === "spot" ? s.spot : s.hft;
+  return s[o.surface];
 }

@@ -6,6 +6,7 @@
  * hand ambiguous orders to the same resolver.
  */
 import type { Logger } from "pino";
+import type { Surface } from "../domain/types.js";
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
 import {
@@ -20,6 +21,7 @@ import {
 } from "../orders/index.js";
 import type { RestClient } from "../rest/client.js";
 import { judgedRejected, RecordApplier } from "./apply.js";
+import { FuturesSurface } from "./futures.js";
 import { HftSurface } from "./hft.js";
 import { newSyncStats, type Resolution, Resolver } from "./resolver.js";
 import { SpotSurface } from "./spot.js";
@@ -56,7 +58,9 @@ export interface SyncMetrics {
 
 export interface SyncOptions {
   hftCategory: string;
-  surfaces: readonly ("spot" | "hft")[];
+  surfaces: readonly Surface[];
+  /** The Futures open list's poll cadence (ms; it has no push stream); default 3000. */
+  futuresPollMs?: number;
   pollIntervalMs: number;
   resolveIntervalMs: number;
   maxQueries: number;
@@ -86,8 +90,8 @@ export class VenueSync implements VenueFeed {
   private polling = false;
   private stopped = false;
   private lastPollMs = 0;
-  private readonly lastSurfaceMs: Partial<Record<"spot" | "hft", number>> = {};
-  private readonly surfaceAuditMs: Partial<Record<"spot" | "hft", number>> = {};
+  private readonly lastSurfaceMs: Partial<Record<Surface, number>> = {};
+  private readonly surfaceAuditMs: Partial<Record<Surface, number>> = {};
   private lastResolveMs = 0;
   /** Wall-clock ms of the last successful venue answer (health). */
   lastVenueOkMs = 0;
@@ -106,6 +110,7 @@ export class VenueSync implements VenueFeed {
     this.surfaces = {
       spot: new SpotSurface(client, o.spotExpirySeconds ?? 90),
       hft: new HftSurface(client, o.hftCategory),
+      futures: new FuturesSurface(client, o.futuresPollMs ?? 3_000),
     };
     this.active = o.surfaces.map((s) => this.surfaces[s]);
     this.applier = new RecordApplier({
@@ -166,7 +171,7 @@ export class VenueSync implements VenueFeed {
    * A surface's own, longer audit interval (ms) in audit rounds, e.g. HFT while its private stream is
    * trusted, so its rate bucket is left to creates and cancels; undefined = the common audit interval.
    */
-  setSurfaceAudit(kind: "spot" | "hft", ms: number | undefined): void {
+  setSurfaceAudit(kind: Surface, ms: number | undefined): void {
     if (ms === undefined) delete this.surfaceAuditMs[kind];
     else this.surfaceAuditMs[kind] = ms;
   }
@@ -204,7 +209,14 @@ export class VenueSync implements VenueFeed {
     if (every > 0 && now - this.lastPollMs >= every) {
       this.lastPollMs = now;
       void this.poll(this.pushFeedUp);
+      return;
     }
+    // A surface without a push stream (Futures) keeps its own cadence while the others are audited.
+    for (const s of this.active)
+      if (s.pollEveryMs !== undefined && now - (this.lastSurfaceMs[s.kind] ?? 0) >= s.pollEveryMs) {
+        void this.poll(this.pushFeedUp, s);
+        return;
+      }
   }
 
   /** Start-up / reconnect reconciliation: poll the open lists, then query every non-terminal order. */
@@ -283,24 +295,24 @@ export class VenueSync implements VenueFeed {
 
   // ---------------------------------------------------------------- polling
 
-  /** One round over the open lists of every surface; orders that left them get a targeted query. */
-  async poll(audit = false): Promise<void> {
+  /**
+   * One round over the open lists of every surface (or of `only`); orders that left them get a
+   * targeted query.
+   */
+  async poll(audit = false, only?: VenueSurface): Promise<void> {
     if (this.polling || this.stopped) return;
     this.polling = true;
-    // Any poll (the start-up reconciliation's too) restarts the periodic schedule.
-    this.lastPollMs = Date.now();
+    const now = Date.now();
+    // Any full poll (the start-up reconciliation's too) restarts the periodic schedule.
+    if (only === undefined) this.lastPollMs = now;
     this.stats.polls++;
     const seen = new Set<string>();
     const listed = new Set<string>();
     try {
-      for (const s of this.active) {
-        const every = audit ? this.surfaceAuditMs[s.kind] : undefined;
-        if (
-          every !== undefined &&
-          (every <= 0 || this.lastPollMs - (this.lastSurfaceMs[s.kind] ?? 0) < every)
-        )
-          continue;
-        this.lastSurfaceMs[s.kind] = this.lastPollMs;
+      for (const s of only === undefined ? this.active : [only]) {
+        const every = s.pollEveryMs ?? (audit ? this.surfaceAuditMs[s.kind] : undefined);
+        if (every !== undefined && (every <= 0 || now - (this.lastSurfaceMs[s.kind] ?? 0) < every)) continue;
+        this.lastSurfaceMs[s.kind] = now;
         if (await this.pollSurface(s, seen)) listed.add(s.kind);
       }
       let budget = this.o.maxTargetedPerRound ?? 20;

@@ -19,6 +19,11 @@ const table: LimitTable = {
     "hft.cancel": "o",
     "hft.query": "q",
     "hft.other": "q",
+    "futures.create": "q",
+    "futures.cancel": "q",
+    "futures.query": "q",
+    "futures.list": "q",
+    "futures.other": "q",
   },
 };
 

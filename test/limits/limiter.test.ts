@@ -26,6 +26,11 @@ const small: LimitTable = {
     "hft.cancel": "order",
     "hft.query": "q",
     "hft.other": "q",
+    "futures.create": "q",
+    "futures.cancel": "q",
+    "futures.query": "q",
+    "futures.list": "q",
+    "futures.other": "q",
   },
 };
 

@@ -98,6 +98,11 @@ describe("RealtimePoller", () => {
           "hft.cancel": "q",
           "hft.query": "q",
           "hft.other": "q",
+          "futures.create": "q",
+          "futures.cancel": "q",
+          "futures.query": "q",
+          "futures.list": "q",
+          "futures.other": "q",
         },
       },
     });

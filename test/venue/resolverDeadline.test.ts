@@ -75,7 +75,7 @@ function setUp(deadlineMs: number, opts: { maxQueries?: number; escalatedRetryMs
   const resolver = new Resolver(
     {
       store,
-      surfaces: { spot: surface, hft: surface },
+      surfaces: { spot: surface, hft: surface, futures: surface },
       applier,
       limiter: undefined,
       journal: { response: (r: { body?: string }) => journal.push(r.body ?? ""), note: () => {} } as never,

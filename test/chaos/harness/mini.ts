@@ -9,7 +9,7 @@ import type { SimHandle } from "../../../sim/index.js";
 import { INSTRUMENTS } from "../../../sim/index.js";
 import type { KeyPair } from "../../../src/auth/keys.js";
 import { ClockError } from "../../../src/clock/clockSync.js";
-import type { Instrument } from "../../../src/domain/types.js";
+import type { Instrument, Surface } from "../../../src/domain/types.js";
 import { type LimitClass, type LimiterOptions, RateLimiter } from "../../../src/limits/index.js";
 import { Ev, type Order, OrderStore, Source, Status } from "../../../src/orders/index.js";
 import { AuthError, RateLimitedError, RestError, ValidationError } from "../../../src/rest/errors.js";
@@ -83,8 +83,16 @@ function instOf(p: { surface: "spot" | "hft"; symbol: string }): Instrument {
   return i;
 }
 
-const CREATE: Record<"spot" | "hft", LimitClass> = { spot: "spot.create", hft: "hft.create" };
-const CANCEL: Record<"spot" | "hft", LimitClass> = { spot: "spot.cancel", hft: "hft.cancel" };
+const CREATE: Record<Surface, LimitClass> = {
+  spot: "spot.create",
+  hft: "hft.create",
+  futures: "futures.create",
+};
+const CANCEL: Record<Surface, LimitClass> = {
+  spot: "spot.cancel",
+  hft: "hft.cancel",
+  futures: "futures.cancel",
+};
 
 export class MiniGateway {
   readonly store: OrderStore;
