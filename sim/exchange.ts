@@ -101,6 +101,11 @@ export class Exchange {
     | ((a: SimAccount, apiKey: string, signature: string, expires: number) => Promise<void>)
     | undefined;
   private readonly rng: Rng;
+  /**
+   * The synthetic process of books added after Spot and HFT linear (Futures, HFT options) draws from
+   * its own stream, so a seed gives the earlier books the same market it always did.
+   */
+  private readonly laterRng: Rng;
   private readonly idRng: Rng;
   private seq = 0;
   private execSeq = 0;
@@ -110,6 +115,7 @@ export class Exchange {
     this.opts = opts;
     this.clock = clock;
     this.rng = new Rng(opts.seed);
+    this.laterRng = new Rng(opts.seed * 104_729 + 3);
     this.idRng = new Rng(opts.seed * 7919 + 17);
     for (const inst of INSTRUMENTS) {
       const b = new Book(inst);
@@ -692,17 +698,25 @@ export class Exchange {
     const m = this.opts.market;
     for (const b of this.books.values()) {
       const floor = m.halfSpreadTicks + m.levels * m.levelSpacingTicks + 1;
-      b.midTicks = Math.max(floor, b.midTicks + this.rng.int(-m.midStepTicks, m.midStepTicks));
+      const rng = this.rngOf(b);
+      b.midTicks = Math.max(floor, b.midTicks + rng.int(-m.midStepTicks, m.midStepTicks));
       this.replenish(b);
-      if (this.rng.next() < m.aggressorProbability) {
-        const buy = this.rng.next() < 0.5;
-        const lots = this.rng.int(1, 4) * b.baseLots;
+      if (rng.next() < m.aggressorProbability) {
+        const buy = rng.next() < 0.5;
+        const lots = rng.int(1, 4) * b.baseLots;
         const o = this.newOrder(null, b, buy, true, "IOC", 0, lots, "", 0, this.clock.now());
         this.match(o);
       }
     }
     this.stepping = false;
     this.listener?.marketStep();
+  }
+
+  private rngOf(b: Book): Rng {
+    const i = b.inst;
+    return i.surface === "futures" || (i.surface === "hft" && i.venue !== "linear")
+      ? this.laterRng
+      : this.rng;
   }
 
   /** Replaces the synthetic quotes around the mid; quotes that cross user orders trade with them. */
@@ -713,7 +727,7 @@ export class Exchange {
     for (let i = 0; i < m.levels; i++) {
       const off = m.halfSpreadTicks + i * m.levelSpacingTicks;
       for (const buy of [false, true]) {
-        const lots = this.rng.int(1, 10) * b.baseLots;
+        const lots = this.rngOf(b).int(1, 10) * b.baseLots;
         const o = this.newOrder(
           null,
           b,

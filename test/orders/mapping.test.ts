@@ -7,9 +7,11 @@ import {
   cancelGuard,
   decideResolution,
   Ev,
+  eventFromFuturesOrder,
   eventFromSpotOrder,
   eventFromV5Execution,
   eventFromV5Order,
+  FUTURES_STATUS_MAP,
   gridOf,
   NormalizeError,
   PositionBook,
@@ -17,14 +19,59 @@ import {
   SPOT_STATUS_MAP,
   STATUS_NAMES,
   Status,
+  statusFromFutures,
   statusFromSpot,
   statusFromV5,
   UnknownVenueStatusError,
   V5_STATUS_MAP,
 } from "../../src/orders/index.js";
-import type { SpotOrderRecord, V5Execution, V5OrderRecord } from "../../src/rest/wire.js";
+import type { FuturesOrderRecord, SpotOrderRecord, V5Execution, V5OrderRecord } from "../../src/rest/wire.js";
 
 describe("venue status mappings", () => {
+  it("maps every Futures status: RAISED works (PartiallyFilled once it has traded), PARTIALLY_EXECUTED is terminal", () => {
+    expect(statusFromFutures("RAISED", false)).toBe(Status.New);
+    expect(statusFromFutures("RAISED", true)).toBe(Status.PartiallyFilled);
+    expect(statusFromFutures("EXECUTED", true)).toBe(Status.Filled);
+    expect(statusFromFutures("PARTIALLY_EXECUTED", true)).toBe(Status.Cancelled);
+    expect(statusFromFutures("CANCELLED", false)).toBe(Status.Cancelled);
+    expect(statusFromFutures("CANCELLATION_RAISED", false)).toBe(Status.CancellationRaised);
+    expect(Object.keys(FUTURES_STATUS_MAP)).toHaveLength(5);
+    expect(() => statusFromFutures("OPEN", false)).toThrow(UnknownVenueStatusError);
+    expect(() => statusFromFutures("toString", false)).toThrow(UnknownVenueStatusError);
+  });
+
+  it("normalizes a Futures record with string numbers into lots and ticks; a bad one changes nothing", () => {
+    const g = gridOf({ tickSize: "0.1", qtyStep: "0.001" });
+    const rec: FuturesOrderRecord = {
+      order_id: "f-1",
+      client_order_id: "c-1",
+      symbol: "BTCUSDT",
+      side: "BUY",
+      order_type: "LIMIT",
+      status: "PARTIALLY_EXECUTED",
+      price: "60000.0",
+      avg_price: "59999.95",
+      quantity: "0.010",
+      executed_quantity: "0.004",
+      time_in_force: "GTC",
+      reduce_only: false,
+      exchange: "EXCHANGE_2",
+      created_at: "1718000000000",
+      updated_at: "1718000000350",
+    };
+    const ev = eventFromFuturesOrder(rec, g, Source.Poll, 1);
+    expect(ev.kind).toBe(Ev.VenueCancelled);
+    expect(ev.cumLots).toBe(4);
+    expect(ev.avgPxTicks).toBeCloseTo(599_999.5, 6);
+    expect(ev.venueMs).toBe(1_718_000_000_350);
+    expect(() => eventFromFuturesOrder({ ...rec, executed_quantity: "0.0045" }, g, Source.Poll, 1)).toThrow(
+      NormalizeError,
+    );
+    expect(() => eventFromFuturesOrder({ ...rec, status: "NEW" as never }, g, Source.Poll, 1)).toThrow(
+      NormalizeError,
+    );
+  });
+
   it("maps every v5 orderStatus", () => {
     expect(statusFromV5("New")).toBe(Status.New);
     expect(statusFromV5("PartiallyFilled")).toBe(Status.PartiallyFilled);

@@ -33,6 +33,19 @@ describe("golden bytes", () => {
     expect(GOLDEN.NewOrder).toBe(hex);
   });
 
+  it("a Futures instrument record carries Surface 3 and venue EXCHANGE_2 at their documented offsets", () => {
+    const rec = { ...SAMPLES.InstrumentsResponse.instruments[0]!, surface: 3, venue: "EXCHANGE_2" };
+    const b = encodeG2C("InstrumentsResponse", HEADER, {
+      ...SAMPLES.InstrumentsResponse,
+      instruments: [rec],
+    } as never);
+    // Record at 38: instrumentId u32, surface u8 at +4, active u8 at +5, symbol char[24] at +6, venue char[16] at +30.
+    expect(b.subarray(38, 50).toString("hex")).toBe("01000000" + "03" + "01" + "425443555344");
+    expect(b.subarray(68, 84).toString("hex")).toBe("45584348414e47455f32000000000000");
+    const d = decodeG2C(b) as { body: { instruments: unknown[] } };
+    expect(d.body.instruments[0]).toEqual(rec);
+  });
+
   it("negative i64 uses two's complement across both halves", () => {
     const b = encodeG2C("BalanceUpdate", HEADER, { ...SAMPLES.BalanceUpdate, lockedMantissa: -1 } as never);
     // lockedMantissa sits at 32 + 12 + 8 = 52: eight 0xff bytes for -1
