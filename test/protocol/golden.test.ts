@@ -34,7 +34,8 @@ describe("golden bytes", () => {
   });
 
   it("a Futures instrument record carries Surface 3 and venue EXCHANGE_2 at their documented offsets", () => {
-    const rec = { ...SAMPLES.InstrumentsResponse.instruments[0]!, surface: 3, venue: "EXCHANGE_2" };
+    const sample = SAMPLES.InstrumentsResponse as { instruments: Record<string, unknown>[] };
+    const rec = { ...sample.instruments[0]!, surface: 3, venue: "EXCHANGE_2" };
     const b = encodeG2C("InstrumentsResponse", HEADER, {
       ...SAMPLES.InstrumentsResponse,
       instruments: [rec],
