@@ -11,6 +11,7 @@ import { type DeepPartial, resolveOptions, type SimOptions } from "./config.js";
 import { Exchange } from "./exchange.js";
 import { Faults, validateRule } from "./faults.js";
 import { FixedWindowLimiter } from "./fixedWindowLimiter.js";
+import { SimNatsPublic } from "./natsPublic.js";
 import { SimNats } from "./natsStreams.js";
 import { createFront } from "./server.js";
 import { SimClock } from "./simClock.js";
@@ -54,11 +55,34 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
   const streams = new Streams(front.server, exchange, faults, (k) => verifier.has(k));
   exchange.listener = streams;
   let nats: SimNats | undefined;
+  let natsPublic: SimNatsPublic | undefined;
   if (opts.nats !== undefined) {
     nats = new SimNats(opts.nats, faults);
     await nats.start();
-    exchange.hftListener = nats;
     const n = nats;
+    const pub = new SimNatsPublic(exchange, (subject, payload) => n.publishPublic(subject, payload));
+    natsPublic = pub;
+    // The private subjects hear every HFT order change; the public depth follows the book it moved.
+    exchange.hftListener = {
+      order: (a, o) => {
+        n.order(a, o);
+        const b = exchange.book("hft", o.inst.venue, o.inst.symbol);
+        if (b !== undefined) pub.bookChanged(b);
+      },
+      execution: (a, e) => n.execution(a, e),
+    };
+    exchange.listener = {
+      spotOrder: (a, o) => streams.spotOrder(a, o),
+      spotBalance: (a) => streams.spotBalance(a),
+      trade: (b, t) => {
+        streams.trade(b, t);
+        pub.trade(b, t);
+      },
+      marketStep: () => {
+        streams.marketStep();
+        pub.marketStep();
+      },
+    };
     exchange.socketGrant = (a, key, sig, expires) => n.grant(a, key, sig, expires);
   }
 
@@ -104,7 +128,9 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
       return s === "spot" ? c.dedupedSpot : s === "hft" ? c.dedupedHft : c.dedupedFutures;
     },
     streams: streams.counters,
+    publicSubscribers: (exchange, pair) => streams.publicSubscribers(exchange, pair),
     nats: nats?.counters,
+    natsPublic: natsPublic?.counters,
     lateCreates: () => ({
       held: front.late.heldTotal,
       landed: front.late.landedTotal,

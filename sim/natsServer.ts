@@ -22,6 +22,19 @@ export interface NatsUser {
 }
 
 /** Path of the `nats-server` binary (PATH, then /usr/sbin and /usr/bin), or undefined. */
+/**
+ * Connections without credentials: may subscribe to the public market data subjects only (exchange-api
+ * §6.4 marks them public), never publish. Its password is never used (no_auth_user maps to it).
+ */
+export const PUBLIC_READER: NatsUser = {
+  user: "public-reader",
+  password: randomBytes(18).toString("base64url"),
+  permissions: {
+    publish: { deny: [">"] },
+    subscribe: { allow: ["v1.f.public.>", "v1.f.ex1.public.>", "_INBOX.>"] },
+  },
+};
+
 export function findNatsServer(): string | undefined {
   const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/sbin", "/usr/bin", "/usr/local/bin"];
   for (const d of dirs) {
@@ -116,7 +129,9 @@ export class NatsServer {
   }
 
   private writeUsers(): void {
-    writeFileSync(join(this.dir, "users.conf"), `users = ${JSON.stringify(this.users, null, 1)}\n`, {
+    // The public market data subjects need no credential: a CONNECT without one is this user.
+    const users = [...this.users, PUBLIC_READER];
+    writeFileSync(join(this.dir, "users.conf"), `users = ${JSON.stringify(users, null, 1)}\n`, {
       mode: 0o600,
     });
   }
@@ -127,6 +142,7 @@ export class NatsServer {
       `listen: "127.0.0.1:${this.port}"`,
       `websocket { listen: "127.0.0.1:${this.wsPort}", no_tls: true }`,
       `authorization { include "users.conf" }`,
+      `no_auth_user: "${PUBLIC_READER.user}"`,
       "",
     ].join("\n");
     const file = join(this.dir, "server.conf");

@@ -186,6 +186,21 @@ export class SimNats {
     }
   }
 
+  /**
+   * Publishes one public market data message as it is (no stream faults: like the Spot public
+   * streams); false when it cannot go out (server down, publishing paused).
+   */
+  publishPublic(subject: string, payload: string): boolean {
+    const nc = this.nc;
+    if (nc === undefined || nc.isClosed() || this.paused) return false;
+    try {
+      nc.publish(subject, payload);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   private publish(nc: NatsConnection, subject: string, payload: string): void {
     try {
       nc.publish(subject, payload);

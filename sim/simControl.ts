@@ -5,6 +5,7 @@
  */
 import type { SimAccount } from "./account.js";
 import type { FaultRule, StreamFaults } from "./faults.js";
+import type { SimNatsPublicCounters } from "./natsPublic.js";
 import type { SimNatsCounters } from "./natsStreams.js";
 import type { Counters } from "./server.js";
 import type { StreamCounters } from "./streams.js";
@@ -33,8 +34,12 @@ export interface SimCounters {
   /** Creates answered from the de-dup map (same client id). */
   deduplicated(surface?: "spot" | "hft" | "futures"): number;
   readonly streams: StreamCounters;
+  /** Socket.IO connections subscribed to a pair's public order book (`BTC,INR`) on an exchange. */
+  publicSubscribers(exchange: string, pair: string): number;
   /** HFT NATS streams (undefined without `nats`). */
   readonly nats: SimNatsCounters | undefined;
+  /** HFT public market data subjects published (undefined without `nats`). */
+  readonly natsPublic: SimNatsPublicCounters | undefined;
   /** `lateCreate` fault: creates held so far, landed so far, held now. */
   lateCreates(): { held: number; landed: number; waiting: number };
 }

@@ -207,6 +207,11 @@ export class Streams implements ExchangeListener {
     }
   }
 
+  /** Connections subscribed to a pair's order book on an exchange (one per subscribing client). */
+  publicSubscribers(exchange: string, pair: string): number {
+    return this.publicNs.get(exchange)?.adapter.rooms.get(`${BOOK_EVENT}:${pair.toUpperCase()}`)?.size ?? 0;
+  }
+
   bookSnapshot(b: Book): unknown {
     return {
       s: b.inst.base + "," + b.inst.quote,

@@ -425,6 +425,43 @@ const TABLE = [
     def: 2_000,
     doc: "while a push stream is trusted, re-read the open-order lists this often to catch a lost message (0 = off)",
   },
+  // market data (public feeds for risk and strategies)
+  {
+    path: "streams.hftPublic.enabled",
+    type: bool,
+    def: true,
+    doc: "consume the HFT public NATS subjects ltp, depth-update and ticker (same URL as streams.hftNats; for venue sim only when a nats-server runs for it): they feed the HFT reference prices (the tickers poll is then only the fallback) and strategies' market data",
+  },
+  {
+    path: "marketData.enabled",
+    type: bool,
+    def: true,
+    doc: "serve market data subscriptions (Subscribe/Unsubscribe) to strategies",
+  },
+  {
+    path: "marketData.maxSubscriptionsPerSession",
+    type: int(1, 10_000),
+    def: 64,
+    doc: "instruments one connection may subscribe at once (more: SubscribeReject 121)",
+  },
+  {
+    path: "marketData.maxBufferedBytes",
+    type: int(1_024, 64 * 1024 * 1024),
+    def: 256 * 1024,
+    doc: "unsent bytes of a connection above which its market data pauses (MarketDataStatus SlowConsumer, a new snapshot once drained); orders are never held back by it",
+  },
+  {
+    path: "marketData.staleMs",
+    type: int(0, 600_000),
+    def: 15_000,
+    doc: "an instrument whose venue book has been silent this long counts as stale (MarketDataStatus Stale; HFT reference prices fall back to the tickers poll); 0 = never",
+  },
+  {
+    path: "marketData.candleGraceMs",
+    type: int(0, 60_000),
+    def: 2_000,
+    doc: "candles the gateway builds from trades (HFT) close this long after their minute ends when no later trade closed them",
+  },
   {
     path: "engine.stateFile",
     type: str(),

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Bus } from "../bus/bus.js";
 import type { Gateway } from "../gateway/gateway.js";
 import type { Journal } from "../journal/writer.js";
+import type { MarketDataFeeds } from "../marketdata/index.js";
 import type { RestStack } from "../rest/stack.js";
 import type { RiskConfig } from "../risk/config.js";
 import type { RiskGate } from "../risk/riskGate.js";
@@ -45,6 +46,8 @@ export interface EngineHandle {
   readonly risk: RiskGate;
   /** Feeds the risk gate's reference prices (price band, market-order value cap). */
   readonly referencePrices: ReferencePrices;
+  /** Public market data (hub and venue adapters), shared by risk and the strategies' subscriptions. */
+  readonly marketData: MarketDataFeeds;
   readonly journal: Journal | undefined;
   /** The embedded simulator (venue `sim`), else undefined. */
   readonly sim: EmbeddedVenue | undefined;

@@ -29,9 +29,9 @@ import {
 } from "./gauges.js";
 import { healthReply, metricsReply } from "./health.js";
 import { type InstrumentBook, loadInstruments } from "./instruments.js";
+import { startMarketData } from "./marketData.js";
 import { EngineMetrics } from "./metrics.js";
 import { chronological, type ReplaySummary, replayInto } from "./recovery.js";
-import { ReferencePrices } from "./referencePrices.js";
 import { shutdownInOrder } from "./shutdown.js";
 import { loadPositions } from "./startPositions.js";
 import { StartupError } from "./startupError.js";
@@ -230,21 +230,13 @@ async function boot(
     log.info({ replayedLive: replay.live, liveAfterReconcile: live }, "restart reconciliation done");
   }
 
-  // Reference prices before the command API opens (the first HFT tickers poll is awaited).
-  const referencePrices = new ReferencePrices({
-    risk,
-    instruments,
-    client: rest.client,
-    limiter,
-    log,
-    streamBaseUrl: streamBase,
-    spotStream: config.risk.spotReferenceStream && surfaces.includes("spot"),
-    hftCategory: config.venue.hftCategory,
-    hftPollMs: surfaces.includes("hft") ? config.risk.hftReferencePollMs : 0,
-    staleMs: config.streams.staleMs,
-  });
-  cleanups.push(() => referencePrices.stop());
-  await referencePrices.start();
+  // Market data and reference prices before the command API opens (the first HFT tickers poll is awaited).
+  const md = await startMarketData(
+    config,
+    { instruments, risk, rest, limiter, log, streamBase, hftNatsUrl },
+    cleanups,
+  );
+  const referencePrices = md.referencePrices;
 
   // 8. metrics that read other parts lazily
   registerGauges(metrics, engine, rest, limiter, sync, journal);
@@ -293,6 +285,9 @@ async function boot(
     maxRetainedSessions: config.gateway.maxRetainedSessions,
     journal,
     restored,
+    marketData: config.marketData.enabled ? md.feeds.hub : undefined,
+    marketDataMaxSubscriptions: config.marketData.maxSubscriptionsPerSession,
+    marketDataMaxBufferedBytes: config.marketData.maxBufferedBytes,
     logger: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
     http: {
       health: () =>
@@ -367,6 +362,7 @@ async function boot(
       },
       feeds,
       referencePrices,
+      marketData: md.feeds,
       sync,
       limiter,
       rest,
@@ -393,6 +389,7 @@ async function boot(
     metrics,
     risk,
     referencePrices,
+    marketData: md.feeds,
     journal,
     sim,
     bus,

@@ -1,15 +1,19 @@
 /**
- * Reference prices for the risk gate (price band, market-order value cap), from the market data the
- * venue offers: Spot public order-book and trade streams (Socket.IO, exchange-api §6.1) and, for HFT,
- * `GET /v5/market/tickers` polled at a modest interval (§3.10; one request covers every symbol) until
- * the NATS public feeds exist. A price is the newest of the last trade and the two-sided mid; the gate
- * ages it out after `risk.referenceMaxAgeMs`, so a feed that stops never leaves a stale band behind.
+ * Reference prices for the risk gate (price band, market-order value cap), from the venue's market
+ * data through the market data hub: the Spot public order-book and trade streams (Socket.IO,
+ * exchange-api §6.1) and the HFT public NATS subjects `ltp`, `depth-update` and `ticker` (§6.4). For
+ * HFT, `GET /v5/market/tickers` (§3.10; one request covers every symbol) is the fallback: polled
+ * while any HFT instrument has no live public feed (no NATS, connection down, or its book silent past
+ * the hub's stale window), skipped while every one is live. A price is the newest of the last trade,
+ * the two-sided mid and the ticker's last price; the gate ages it out after `risk.referenceMaxAgeMs`,
+ * so a feed that stops never leaves a stale band behind.
  */
 import type { Logger } from "pino";
 import type { RateLimiter } from "../limits/limiter.js";
+import type { MarketDataHub } from "../marketdata/hub.js";
+import { MdKind, type MdKindValue, type MdListener, type MdState } from "../marketdata/types.js";
 import type { RestClient } from "../rest/client.js";
 import type { RiskGate } from "../risk/riskGate.js";
-import { MarketData, type Top, TopOfBook, topKey } from "../streams/marketData.js";
 import type { InstrumentBook, InstrumentEntry } from "./instruments.js";
 
 export interface ReferencePricesOptions {
@@ -19,15 +23,14 @@ export interface ReferencePricesOptions {
   /** The account-wide limiter: a tickers poll takes an `hft.other` token or is skipped. */
   limiter: RateLimiter | undefined;
   log: Logger;
-  /** Origin of the Spot public streams (the simulator's URL for venue `sim`). */
-  streamBaseUrl: string;
-  /** Subscribe the Spot public streams of every loaded Spot instrument. */
+  hub: MarketDataHub;
+  /** Hold the Spot public streams of every loaded Spot instrument. */
   spotStream: boolean;
+  /** Hold the HFT public subjects of every HFT instrument the hub covers. */
+  hftStream: boolean;
   hftCategory: string;
-  /** HFT tickers poll interval (ms); 0 = no HFT reference prices. */
+  /** HFT tickers poll interval (ms) while the public feed is not live; 0 = no HFT fallback. */
   hftPollMs: number;
-  /** Silence after which a Spot public stream reconnects (engine.io pings count). */
-  staleMs?: number;
 }
 
 /** One row of `/v5/market/tickers` [assumed, Bybit-v5 model; the fields the simulator serves]. */
@@ -43,12 +46,19 @@ const positive = (v: unknown): number => {
   return Number.isFinite(n) && n > 0 ? n : 0;
 };
 
-export class ReferencePrices {
-  readonly market: MarketData | undefined;
-  readonly stats = { spotUpdates: 0, hftPolls: 0, hftUpdates: 0, hftSkipped: 0, hftFailed: 0 };
+export class ReferencePrices implements MdListener {
+  readonly stats = {
+    spotUpdates: 0,
+    hftStreamUpdates: 0,
+    hftPolls: 0,
+    hftUpdates: 0,
+    hftSkipped: 0,
+    hftFailed: 0,
+    /** Poll rounds not made because every HFT instrument's public feed was live. */
+    hftStreamLive: 0,
+  };
   private readonly o: ReferencePricesOptions;
-  /** `exchange:PAIR` (TopOfBook keys) → Spot instrument. */
-  private readonly spotByKey = new Map<string, InstrumentEntry>();
+  private readonly held: number[] = [];
   private readonly hftBySymbol = new Map<string, InstrumentEntry>();
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
@@ -57,33 +67,18 @@ export class ReferencePrices {
 
   constructor(o: ReferencePricesOptions) {
     this.o = o;
-    const pairs: Record<string, string[]> = {};
     for (const inst of o.instruments.all()) {
-      const e = o.instruments.byId(inst.id)!;
-      if (inst.surface === "spot") {
-        const pair = `${inst.base},${inst.quote}`;
-        this.spotByKey.set(topKey(inst.venue, pair), e);
-        const list = pairs[inst.venue] ?? [];
-        list.push(pair);
-        pairs[inst.venue] = list;
-      } else if (inst.venue === o.hftCategory) {
-        this.hftBySymbol.set(inst.symbol, e);
-      }
-    }
-    if (o.spotStream && this.spotByKey.size > 0) {
-      this.market = new MarketData({
-        baseUrl: o.streamBaseUrl,
-        pairs,
-        book: new TopOfBook((t) => this.onSpot(t)),
-        feeds: { book: true, trades: true, candles: false },
-        staleMs: o.staleMs,
-      });
+      if (inst.surface === "hft" && inst.venue === o.hftCategory)
+        this.hftBySymbol.set(inst.symbol, o.instruments.byId(inst.id)!);
     }
   }
 
-  /** Opens the Spot streams and makes the first HFT poll (awaited, so orders see it from the start). */
+  /** Holds the streams and makes the first HFT poll (awaited, so orders see it from the start). */
   async start(): Promise<void> {
-    this.market?.start();
+    for (const inst of this.o.instruments.all()) {
+      const want = inst.surface === "spot" ? this.o.spotStream : this.o.hftStream;
+      if (want && this.o.hub.acquire(inst.id, this)) this.held.push(inst.id);
+    }
     if (this.o.hftPollMs > 0 && this.hftBySymbol.size > 0) {
       await this.pollHft();
       this.schedule();
@@ -94,20 +89,39 @@ export class ReferencePrices {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    this.market?.stop();
+    for (const id of this.held) this.o.hub.release(id, this);
+    this.held.length = 0;
   }
 
-  private onSpot(t: Readonly<Top>): void {
-    const e = this.spotByKey.get(t.key);
-    if (e === undefined) return;
-    const twoSided = t.bid > 0 && t.ask > 0;
-    // The newer of the last trade and the mid: a quiet pair's old print must not outlive its book. A
-    // snapshot stamped the same millisecond as a print is the book after it, so the mid wins a tie.
-    const useMid = twoSided && t.bookTs >= t.lastTs;
-    const px = useMid ? (t.bid + t.ask) / 2 : t.lastTs > 0 ? t.last : 0;
+  /** Every HFT instrument has a live public feed (the poll is not needed). */
+  hftStreamLive(): boolean {
+    for (const e of this.hftBySymbol.values()) if (this.o.hub.state(e.inst.id)?.live !== true) return false;
+    return this.hftBySymbol.size > 0;
+  }
+
+  onUpdate(s: Readonly<MdState>, _kind: MdKindValue): void {
+    // The newest of the last trade, the ticker's last price and the mid: a quiet pair's old print must
+    // not outlive its book. A book stamped the same millisecond as a print is the book after it.
+    const twoSided = s.bidTicks > 0 && s.askTicks > 0;
+    let px = 0;
+    let ts = -1;
+    if (s.tradeTs > 0) {
+      px = s.tradeTicks;
+      ts = s.tradeTs;
+    }
+    if (s.tickerTs > ts && s.tickerTicks > 0) {
+      px = s.tickerTicks;
+      ts = s.tickerTs;
+    }
+    if (twoSided && s.bookTs >= ts) px = (s.bidTicks + s.askTicks) / 2;
     if (!(px > 0)) return;
-    this.o.risk.setReferencePrice(e.inst.id, px / e.grid.tickNum);
-    this.stats.spotUpdates++;
+    this.o.risk.setReferencePrice(s.instrumentId, px);
+    if (this.o.instruments.byId(s.instrumentId)?.inst.surface === "spot") this.stats.spotUpdates++;
+    else this.stats.hftStreamUpdates++;
+  }
+
+  onStatus(s: Readonly<MdState>): void {
+    if (s.live) this.onUpdate(s, MdKind.Book);
   }
 
   private schedule(): void {
@@ -121,6 +135,10 @@ export class ReferencePrices {
   /** One tickers request for the category; rows of unknown symbols are ignored. */
   async pollHft(): Promise<void> {
     if (this.polling || this.stopped) return;
+    if (this.hftStreamLive()) {
+      this.stats.hftStreamLive++;
+      return;
+    }
     const lim = this.o.limiter?.acquire("hft.other", "query", 0);
     if (lim !== undefined && lim.status !== "granted") {
       // No room now (deadline 0 never queues): skip this round rather than compete with orders.
@@ -138,6 +156,8 @@ export class ReferencePrices {
       for (const row of list) {
         const e = typeof row?.symbol === "string" ? this.hftBySymbol.get(row.symbol) : undefined;
         if (e === undefined) continue;
+        // A live stream's price is newer than a poll that raced it.
+        if (this.o.hub.state(e.inst.id)?.live === true) continue;
         const bid = positive(row.bid1Price);
         const ask = positive(row.ask1Price);
         const px = positive(row.lastPrice) || (bid > 0 && ask > 0 ? (bid + ask) / 2 : 0);

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config/load.js";
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
+import type { MarketDataFeeds } from "../marketdata/index.js";
 import type { RestStack } from "../rest/stack.js";
 import type { VenueFeed, VenueSync } from "../venue/sync.js";
 import type { EmbeddedVenue } from "./embeddedVenue.js";
@@ -22,6 +23,7 @@ export interface StopParts {
   gateway: () => Promise<void>;
   feeds: readonly VenueFeed[];
   referencePrices: ReferencePrices;
+  marketData: MarketDataFeeds;
   sync: VenueSync;
   limiter: RateLimiter | undefined;
   rest: RestStack;
@@ -37,6 +39,7 @@ export async function shutdownInOrder(
 ): Promise<void> {
   const { riskTimer, engine, journal, gateway, feeds, referencePrices, sync, limiter, rest, sim, stopNats } =
     p;
+  const { marketData } = p;
 
   const deadline = Date.now() + o.timeoutMs;
   log.info({ reason }, "shutting down");
@@ -64,6 +67,7 @@ export async function shutdownInOrder(
     step("gateway");
     for (const f of feeds) await f.stop().catch(() => {});
     referencePrices.stop();
+    await marketData.stop();
     await sync.stop();
     step("feeds");
     limiter?.close();

@@ -73,7 +73,8 @@ export class SocketStream {
   };
   private readonly manager: Manager;
   private readonly socket: Socket;
-  private readonly opts: SocketStreamOptions;
+  /** `[event, payload]` pairs emitted on every connect (changed at run time by `subscribe`/`unsubscribe`). */
+  private subs: Array<readonly [string, unknown]>;
   private readonly listener: StreamStateListener;
   private readonly staleMs: number;
   private readonly now: () => number;
@@ -93,7 +94,7 @@ export class SocketStream {
   };
 
   constructor(opts: SocketStreamOptions) {
-    this.opts = opts;
+    this.subs = [...opts.subscriptions];
     this.name = opts.name;
     this.listener = opts.listener ?? NOOP_STATE;
     this.staleMs = opts.staleMs ?? 30_000;
@@ -130,6 +131,23 @@ export class SocketStream {
 
   get up(): boolean {
     return this.isUp;
+  }
+
+  /** Adds subscriptions: emitted now when connected, and on every reconnect. */
+  subscribe(subs: ReadonlyArray<readonly [string, unknown]>): void {
+    for (const x of subs) {
+      this.subs.push(x);
+      if (this.socket.connected) this.socket.emit(x[0], x[1]);
+    }
+  }
+
+  /** Drops subscriptions (the same pair objects `subscribe` got) and emits `[event, payload]` leave messages. */
+  unsubscribe(
+    subs: ReadonlyArray<readonly [string, unknown]>,
+    leave: ReadonlyArray<readonly [string, unknown]>,
+  ): void {
+    this.subs = this.subs.filter((x) => !subs.includes(x));
+    if (this.socket.connected) for (const [event, payload] of leave) this.socket.emit(event, payload);
   }
 
   start(): void {
@@ -176,7 +194,7 @@ export class SocketStream {
     this.stats.connects++;
     this.manualAttempts = 0;
     this.lastPacketMs = this.now();
-    for (const [event, payload] of this.opts.subscriptions) this.socket.emit(event, payload);
+    for (const [event, payload] of this.subs) this.socket.emit(event, payload);
     this.isUp = true;
     this.listener.onUp(this.name, this.stats.connects > 1);
   }
