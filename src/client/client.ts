@@ -23,6 +23,8 @@ import {
   CODES,
   CodPolicy,
   type InstrumentRecordMsg,
+  MdFlags,
+  MdStatus,
   OrdType,
   QueryScope,
   Tif,
@@ -92,6 +94,15 @@ export interface ClientEvents {
   protocolError: Ev<"Error">;
   /** Sequence gap: messages expected..got-1 were never seen (should not happen with resume). */
   gap: [expected: number, got: number];
+  /** Market data (after `subscribe`): best bid/ask, a public print, a closed one-minute candle. */
+  topOfBook: Ev<"TopOfBook">;
+  trade: Ev<"Trade">;
+  candle: Ev<"Candle">;
+  /** Live (snapshot complete), Stale, Unsubscribed, SlowConsumer (PROTOCOL.md §3 Market data). */
+  marketDataStatus: Ev<"MarketDataStatus">;
+  subscribeReject: Ev<"SubscribeReject">;
+  /** An instrument's mdSeq skipped outside a snapshot (the gateway never does this; a bug if seen). */
+  mdGap: [instrumentId: number, expected: number, got: number];
   /** Any decoded message, after the specific event. */
   message: [msg: G2CMessage];
   close: [code: number, reason: string];
@@ -126,7 +137,26 @@ const EVENT_OF: Partial<Record<G2CMessage["name"], keyof ClientEvents>> = {
   TradingState: "tradingState",
   Credit: "credit",
   Error: "protocolError",
+  TopOfBook: "topOfBook",
+  Trade: "trade",
+  Candle: "candle",
+  MarketDataStatus: "marketDataStatus",
+  SubscribeReject: "subscribeReject",
 };
+
+/** A Subscribe / Unsubscribe refused by the gateway (SubscribeReject). */
+export class SubscribeRejectedError extends Error {
+  override readonly name = "SubscribeRejectedError";
+  constructor(
+    readonly instrumentId: number,
+    readonly code: number,
+    text: string,
+  ) {
+    super(`market data for instrument ${instrumentId} refused (${code}): ${text}`);
+  }
+}
+
+type MdAnswer = { done: (b: Body<"MarketDataStatus">) => void; fail: (e: Error) => void };
 
 export class GatewayClient extends EventEmitter<ClientEvents> {
   private ws: ClientLink | undefined;
@@ -156,6 +186,11 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
     { rows: InstrumentRecordMsg[]; done: (r: InstrumentRecordMsg[]) => void }
   >();
   private readonly pings = new Map<number, { t0: number; done: (rttNs: number) => void }>();
+  /** Instruments subscribed (re-subscribed after a reconnect: subscriptions belong to a connection). */
+  private readonly mdSubs = new Set<number>();
+  /** Last mdSeq per instrument since its latest snapshot; absent = waiting for a snapshot. */
+  private readonly mdSeqs = new Map<number, number>();
+  private readonly mdAnswers = new Map<number, MdAnswer>();
   private readonly opts: Required<Omit<ClientOptions, "url" | "transport">>;
   private readonly transport: ClientTransport;
 
@@ -260,6 +295,10 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
     );
     this.hbTimer.unref();
     this.emit("logon", ack);
+    // Subscriptions end with a connection: ask again (each answer is a fresh snapshot).
+    this.mdSeqs.clear();
+    for (const id of this.mdSubs)
+      this.send("Subscribe", { requestId: this.nextRequestId++, instrumentId: id });
   }
 
   private onMessage(m: G2CMessage | DecodeFailure): void {
@@ -307,6 +346,37 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
             this.instReqs.delete(m.body.requestId);
             r.done(r.rows);
           }
+        }
+        break;
+      }
+      case "TopOfBook":
+      case "Trade":
+      case "Candle": {
+        const b = m.body;
+        const last = this.mdSeqs.get(b.instrumentId);
+        if ((b.flags & MdFlags.Snapshot) === 0 && last !== undefined && b.mdSeq !== last + 1)
+          this.emit("mdGap", b.instrumentId, last + 1, b.mdSeq);
+        this.mdSeqs.set(b.instrumentId, b.mdSeq);
+        break;
+      }
+      case "MarketDataStatus": {
+        const b = m.body;
+        if (b.status === MdStatus.Live) this.mdSeqs.set(b.instrumentId, b.mdSeq);
+        else this.mdSeqs.delete(b.instrumentId); // the next message is a snapshot
+        const a = b.requestId !== 0 ? this.mdAnswers.get(b.requestId) : undefined;
+        if (a) {
+          this.mdAnswers.delete(b.requestId);
+          a.done(b);
+        }
+        break;
+      }
+      case "SubscribeReject": {
+        const b = m.body;
+        this.mdSubs.delete(b.instrumentId);
+        const a = this.mdAnswers.get(b.requestId);
+        if (a) {
+          this.mdAnswers.delete(b.requestId);
+          a.fail(new SubscribeRejectedError(b.instrumentId, b.code, b.text));
         }
         break;
       }
@@ -422,6 +492,32 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
     return new Promise((done) => {
       this.instReqs.set(requestId, { rows: [], done });
       this.send("InstrumentsRequest", { requestId });
+    });
+  }
+
+  /**
+   * Market data for an instrument: the snapshot arrives as `topOfBook` / `trade` / `candle` events
+   * (flag Snapshot), then updates. Resolves with the answering `MarketDataStatus` (Live, or Stale when
+   * the venue feed is not live yet: the snapshot follows); rejects with `SubscribeRejectedError`.
+   * Kept across reconnects (subscribed again after each logon).
+   */
+  subscribe(instrumentId: number): Promise<Body<"MarketDataStatus">> {
+    const requestId = this.nextRequestId++;
+    this.mdSubs.add(instrumentId);
+    return new Promise((done, fail) => {
+      this.mdAnswers.set(requestId, { done, fail });
+      this.send("Subscribe", { requestId, instrumentId });
+    });
+  }
+
+  /** Ends an instrument's market data; resolves with `MarketDataStatus` Unsubscribed. */
+  unsubscribe(instrumentId: number): Promise<Body<"MarketDataStatus">> {
+    const requestId = this.nextRequestId++;
+    this.mdSubs.delete(instrumentId);
+    this.mdSeqs.delete(instrumentId);
+    return new Promise((done, fail) => {
+      this.mdAnswers.set(requestId, { done, fail });
+      this.send("Unsubscribe", { requestId, instrumentId });
     });
   }
 

@@ -6,6 +6,7 @@ export {
   LogonRejectedError,
   type OrderParams,
   type OrderTrace,
+  SubscribeRejectedError,
 } from "./client.js";
 export { type ClientLink, type ClientTransport, type LinkEvents, wsTransport } from "./link.js";
 export { type NatsTransportOptions, natsTransport } from "./natsLink.js";

@@ -35,6 +35,7 @@ import type {
   SessionInfo,
   SessionSink,
 } from "./engineApi.js";
+import { MarketDataFanout, type MarketDataSource } from "./marketData.js";
 import { detectUws, type UwsReport } from "./native.js";
 import { frameSeq, type RestoreResult } from "./restore.js";
 import { type Session as GatewaySession, SessionTable } from "./sessions.js";
@@ -86,6 +87,12 @@ export interface GatewayConfig {
   restored?: RestoreResult;
   http?: HttpHooks;
   logger?: GatewayLogger;
+  /** Market data for Subscribe (the hub, src/marketdata); without it Subscribe gets SubscribeReject 120. */
+  marketData?: MarketDataSource;
+  /** Instruments one connection may subscribe; 64. */
+  marketDataMaxSubscriptions?: number;
+  /** Unsent bytes above which a connection's market data pauses; 256 KiB. */
+  marketDataMaxBufferedBytes?: number;
 }
 
 /** What the gateway needs of the journal (src/journal's Journal). */
@@ -201,7 +208,18 @@ export class Gateway implements SessionSink {
   private readonly tokenDigest: Buffer;
   private readonly adminDigest: Buffer | undefined;
   private readonly cfg: Required<
-    Omit<GatewayConfig, "http" | "logger" | "token" | "adminToken" | "journal" | "restored">
+    Omit<
+      GatewayConfig,
+      | "http"
+      | "logger"
+      | "token"
+      | "adminToken"
+      | "journal"
+      | "restored"
+      | "marketData"
+      | "marketDataMaxSubscriptions"
+      | "marketDataMaxBufferedBytes"
+    >
   > & {
     token: string;
     adminToken: string;
@@ -258,7 +276,22 @@ export class Gateway implements SessionSink {
     this.tokenDigest = sha256(token);
     this.adminDigest = adminToken ? sha256(adminToken) : undefined;
     this.uws = detectUws();
+    this.md = new MarketDataFanout<Link>(
+      config.marketData,
+      {
+        send: (l, f) => this.transmitMd(l, f),
+        cork: (l, fn) => (l.closed ? fn() : l.conn.cork(fn)),
+        buffered: (l) => (l.closed ? 0 : l.conn.buffered()),
+        sessionId: (l) => l.session?.sessionId ?? 0,
+      },
+      {
+        maxSubscriptions: config.marketDataMaxSubscriptions ?? 64,
+        maxBufferedBytes: config.marketDataMaxBufferedBytes ?? 256 * 1024,
+      },
+    );
   }
+  /** Market data subscriptions and their fan-out (kept off the order path: src/gateway/marketData.ts). */
+  readonly md: MarketDataFanout<Link>;
   private readonly http: HttpHooks;
 
   get port(): number {
@@ -439,6 +472,21 @@ export class Gateway implements SessionSink {
     if (r === 2 || l.conn.buffered() > this.cfg.maxBufferedBytes) this.slowConsumer(l);
   }
 
+  /**
+   * Market data: not journaled, so it never waits for the journal; behind frames already held it
+   * queues (one order on the socket), else it goes out at once. Back-pressure as for every frame.
+   */
+  private transmitMd(l: Link, frame: Uint8Array): void {
+    if (l.closed) return;
+    l.lastSendMs = Date.now();
+    if (l.heldLens.length > 0) {
+      this.hold(l, frame);
+      return;
+    }
+    const r = l.conn.send(frame);
+    if (r === 2 || l.conn.buffered() > this.cfg.maxBufferedBytes) this.slowConsumer(l);
+  }
+
   /** Copies a frame into the link's held bytes (the codec reuses its buffers). */
   private hold(l: Link, frame: Uint8Array): void {
     let b = l.heldBuf;
@@ -544,6 +592,7 @@ export class Gateway implements SessionSink {
     l.closeReason = reason;
     this.release(l); // frames held this turn go out before the close frame
     l.closed = true; // nothing more is sent on it
+    this.md.dropLink(l);
     this.detach(l, deferEngine);
     l.conn.end(code, text);
   }
@@ -593,6 +642,7 @@ export class Gateway implements SessionSink {
 
   private onClose(l: Link): void {
     this.links.delete(l);
+    this.md.dropLink(l);
     if (l.timer) clearTimeout(l.timer);
     l.closed = true;
     this.detach(l);
@@ -716,6 +766,16 @@ export class Gateway implements SessionSink {
       case "Kill":
       case "SetTradingState":
         this.onAdmin(l, s, m, recvNs);
+        return;
+      case "Subscribe":
+        if (this.instrument(m.body.instrumentId) === undefined)
+          this.md.unknownInstrument(l, m.body.requestId, m.body.instrumentId, recvNs);
+        else this.md.subscribe(l, m.body.requestId, m.body.instrumentId, recvNs);
+        return;
+      case "Unsubscribe":
+        if (this.instrument(m.body.instrumentId) === undefined)
+          this.md.unknownInstrument(l, m.body.requestId, m.body.instrumentId, recvNs);
+        else this.md.unsubscribe(l, m.body.requestId, m.body.instrumentId, recvNs);
         return;
       case "Heartbeat":
         if (m.body.echo !== 0) this.sendUnseq(l, "HeartbeatOut", { echo: m.body.echo }, recvNs);
@@ -926,6 +986,7 @@ export class Gateway implements SessionSink {
   private sweep(): void {
     const now = Date.now();
     this.table.expire(now);
+    this.md.sweep();
     for (const l of this.links) {
       if (l.closed) continue;
       const s = l.session;

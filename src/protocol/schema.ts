@@ -105,6 +105,12 @@ export const TradingStateValue = { Active: 1, Reducing: 2, Halted: 3 } as const;
 export const CreditBucket = { Account: 0, Create: 1, Cancel: 2, Query: 3 } as const;
 export const UnknownOp = { NewOrder: 1, Cancel: 2 } as const;
 export const Surface = { Spot: 1, Hft: 2, Futures: 3 } as const;
+/** Market data (PROTOCOL.md §3 Market data): the state of one instrument's stream for a session. */
+export const MdStatus = { Live: 1, Stale: 2, Unsubscribed: 3, SlowConsumer: 4 } as const;
+/** Market data flags bits (TopOfBook, Trade, Candle). */
+export const MdFlags = { Snapshot: 1, Built: 2, Incomplete: 4 } as const;
+/** Taker side of a public trade; 0 = the venue did not say. */
+export const Aggressor = { Unknown: 0, Buy: 1, Sell: 2 } as const;
 /** NewOrder flags bits. */
 export const OrderFlags = { ReduceOnly: 1, PostOnly: 2 } as const;
 
@@ -149,6 +155,18 @@ export const CODES = {
   BadQuantity: { code: 106, source: "Session", retryable: false, text: "quantity must be positive" },
   BadPrice: { code: 107, source: "Session", retryable: false, text: "limit order needs a positive price" },
   InstrumentInactive: { code: 108, source: "Session", retryable: false, text: "instrument not active" },
+  MarketDataUnavailable: {
+    code: 120,
+    source: "Session",
+    retryable: false,
+    text: "no market data feed for this instrument",
+  },
+  TooManySubscriptions: {
+    code: 121,
+    source: "Session",
+    retryable: false,
+    text: "too many market data subscriptions",
+  },
   NotAdmin: { code: 109, source: "Session", retryable: false, text: "admin session required" },
   Replaced: { code: 110, source: "Session", retryable: false, text: "cancelled to be replaced (Amend)" },
   RiskLimit: { code: 200, source: "Risk", retryable: false, text: "risk limit" },
@@ -278,6 +296,27 @@ export const MESSAGES = [
       ["flags", "u8"],
       ["priceTicks", "u64"],
       ["qtyLots", "u64"],
+    ],
+  },
+  // Market data (added in version 1 without changing any layout): unsequenced, per connection.
+  {
+    name: "Subscribe",
+    type: 0x0c,
+    dir: "c2g",
+    sequenced: false,
+    fields: [
+      ["requestId", "u32"],
+      ["instrumentId", "u32"],
+    ],
+  },
+  {
+    name: "Unsubscribe",
+    type: 0x0d,
+    dir: "c2g",
+    sequenced: false,
+    fields: [
+      ["requestId", "u32"],
+      ["instrumentId", "u32"],
     ],
   },
   // ---- gateway → client ----
@@ -493,6 +532,80 @@ export const MESSAGES = [
       ["newClOrdNo", "u64"],
       ["reason", "u8"],
       ["exchangeOrderId", ID],
+      ["text", TEXT],
+    ],
+  },
+  // Market data (gateway → client): unsequenced (seq 0); `mdSeq` is the instrument's own sequence.
+  {
+    name: "TopOfBook",
+    type: 0x53,
+    dir: "g2c",
+    sequenced: false,
+    fields: [
+      ["instrumentId", "u32"],
+      ["mdSeq", "u64"],
+      ["flags", "u8"],
+      ["bidPriceTicks", "u64"],
+      ["bidQtyLots", "u64"],
+      ["askPriceTicks", "u64"],
+      ["askQtyLots", "u64"],
+      ["venueTimeMs", "u64"],
+    ],
+  },
+  {
+    name: "Trade",
+    type: 0x54,
+    dir: "g2c",
+    sequenced: false,
+    fields: [
+      ["instrumentId", "u32"],
+      ["mdSeq", "u64"],
+      ["flags", "u8"],
+      ["priceTicks", "u64"],
+      ["qtyLots", "u64"],
+      ["aggressor", "u8"],
+      ["venueTimeMs", "u64"],
+    ],
+  },
+  {
+    name: "Candle",
+    type: 0x55,
+    dir: "g2c",
+    sequenced: false,
+    fields: [
+      ["instrumentId", "u32"],
+      ["mdSeq", "u64"],
+      ["flags", "u8"],
+      ["startMs", "u64"],
+      ["openTicks", "u64"],
+      ["highTicks", "u64"],
+      ["lowTicks", "u64"],
+      ["closeTicks", "u64"],
+      ["volumeLots", "u64"],
+      ["trades", "u32"],
+    ],
+  },
+  {
+    name: "MarketDataStatus",
+    type: 0x56,
+    dir: "g2c",
+    sequenced: false,
+    fields: [
+      ["requestId", "u32"],
+      ["instrumentId", "u32"],
+      ["mdSeq", "u64"],
+      ["status", "u8"],
+    ],
+  },
+  {
+    name: "SubscribeReject",
+    type: 0x57,
+    dir: "g2c",
+    sequenced: false,
+    fields: [
+      ["requestId", "u32"],
+      ["instrumentId", "u32"],
+      ["code", "u16"],
       ["text", TEXT],
     ],
   },

@@ -113,6 +113,8 @@ describe("PROTOCOL.md tables match the codec", () => {
     CreditBucket: S.CreditBucket,
     UnknownOp: S.UnknownOp,
     Surface: S.Surface,
+    MdStatus: S.MdStatus,
+    Aggressor: S.Aggressor,
   };
   for (const [name, values] of Object.entries(ENUMS)) {
     it(`enum ${name}`, () => {
@@ -120,6 +122,11 @@ describe("PROTOCOL.md tables match the codec", () => {
       expect(Object.fromEntries(rows.map((r) => [r[1], Number(r[0])]))).toEqual(values);
     });
   }
+
+  it("MdFlags bits", () => {
+    const rows = byTitle("MdFlags (bits of `flags` in TopOfBook, Trade, Candle)")!.rows.slice(1);
+    expect(Object.fromEntries(rows.map((r) => [r[2], Number(r[1])]))).toEqual(S.MdFlags);
+  });
 
   it("code table", () => {
     const rows = byTitle("6. Codes (Reject, Error, LogonReject)")!.rows.slice(1);
