@@ -4,40 +4,57 @@
  * did not, 2 when the gateway cannot be reached (or is not configured).
  */
 import { resolve } from "node:path";
-import { formatReport } from "../demo/report.js";
-import { runDemo } from "../demo/strategy.js";
 import { DemoError, resolveTarget } from "../demo/target.js";
-import { flag, parseArgs } from "./args.js";
+import { bool, type CommandSpec, command, str } from "./args.js";
 
-const USAGE = `usage: hftgate demo [--url ws://HOST:PORT] [--token T] [--venue URL] [--session NAME] [--live]
-  connection: flags, else HFTGATE_URL / HFTGATE_TOKEN, else var/gateway.json (written by hftgate start)
-  --venue: the venue's base URL for best bid/ask (else HFTGATE_VENUE_URL or var/gateway.json)
-  --live: allow placing orders when the venue is not on this host
-`;
+export const spec: CommandSpec = {
+  name: "demo",
+  summary: "a small strategy that places and cancels a few orders through a running gateway",
+  options: {
+    url: {
+      type: "string",
+      value: "ws://HOST:PORT",
+      help: "the gateway's command API (else HFTGATE_URL, else --file)",
+    },
+    token: { type: "string", value: "T", help: "logon token (else HFTGATE_TOKEN, else --file)" },
+    venue: {
+      type: "string",
+      value: "URL",
+      help: "the venue's base URL for best bid/ask (else HFTGATE_VENUE_URL or --file)",
+    },
+    session: { type: "string", value: "NAME", help: "session name (default: a fresh one)" },
+    live: { type: "boolean", help: "allow placing orders when the venue is not on this host" },
+    file: {
+      type: "string",
+      value: "FILE",
+      help: "the state file hftgate start writes (default var/gateway.json)",
+    },
+  },
+  notes: [
+    "Exit 0 when every order reached a final state, 1 when some did not, 2 when the gateway cannot be reached.",
+  ],
+};
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  if (flag(args, "help") !== undefined || flag(args, "h") !== undefined) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+export const run = command(spec, async (args) => {
+  const { formatReport } = await import("../demo/report.js");
+  const { runDemo } = await import("../demo/strategy.js");
   try {
     const target = resolveTarget({
-      url: flag(args, "url"),
-      token: flag(args, "token"),
-      venue: flag(args, "venue"),
+      url: str(args, "url"),
+      token: str(args, "token"),
+      venue: str(args, "venue"),
       env: process.env,
-      file: resolve(flag(args, "file") ?? "var/gateway.json"),
+      file: resolve(str(args, "file") ?? "var/gateway.json"),
     });
     const result = await runDemo({
       url: target.url,
       token: target.token,
       venue: target.venue,
-      live: flag(args, "live") === "true",
+      live: bool(args, "live"),
       // `hftgate start` on its embedded simulator does not name the venue URL in its state file yet:
       // then the HFT price comes from one minimum-size market order.
       probe: target.venue === undefined && target.venueKind === "sim",
-      sessionName: flag(args, "session"),
+      sessionName: str(args, "session"),
       log: (line) => process.stderr.write(`demo: ${line}\n`),
     });
     process.stdout.write(formatReport(result));
@@ -49,4 +66,4 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw err;
   }
-}
+});

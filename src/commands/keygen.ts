@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
+import { type CommandSpec, command } from "./args.js";
 
-/** Prints a fresh Ed25519 key pair in the exchange's hex form. */
+/** A fresh Ed25519 key pair in the exchange's hex form. */
 export function generateKeyHex(): { apiKey: string; secretKey: string } {
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
   const pkcs8 = privateKey.export({ format: "der", type: "pkcs8" });
@@ -11,7 +12,13 @@ export function generateKeyHex(): { apiKey: string; secretKey: string } {
   };
 }
 
-export async function run(_argv: string[]): Promise<number> {
+export const spec: CommandSpec = {
+  name: "keygen",
+  summary: "print a new Ed25519 key pair as JSON ({apiKey, secretKey}, hex)",
+  options: {},
+};
+
+export const run = command(spec, async () => {
   process.stdout.write(`${JSON.stringify(generateKeyHex())}\n`);
   return 0;
-}
+});

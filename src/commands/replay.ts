@@ -6,17 +6,24 @@ import { statSync } from "node:fs";
 import { formatRecord, orderHistories } from "../journal/history.js";
 import { listJournals, replayJournals } from "../journal/reader.js";
 import type { JournalRecord } from "../journal/records.js";
-import { flag, parseArgs } from "./args.js";
+import { bool, type CommandSpec, command, str } from "./args.js";
 
-const USAGE = "usage: hftgate replay <journal file or directory> [--order <clientId>] [--full]\n";
+export const spec: CommandSpec = {
+  name: "replay",
+  summary: "print each order's history (commands, requests, responses, stream events) from a journal",
+  positionals: "<journal file or directory>",
+  minPositionals: 1,
+  options: {
+    order: { type: "string", value: "CLIENT_ID", help: "only this order (its client order id)" },
+    full: {
+      type: "boolean",
+      help: "print request and response bodies in full (default: first 300 characters)",
+    },
+  },
+};
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  const target = args.positionals[0];
-  if (target === undefined || flag(args, "help") !== undefined) {
-    process.stderr.write(USAGE);
-    return 2;
-  }
+export const run = command(spec, async (args) => {
+  const target = args.positionals[0]!;
   let files: string[];
   try {
     files = statSync(target).isDirectory() ? listJournals(target) : [target];
@@ -32,9 +39,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`replay: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
   }
-  const bodyMax = flag(args, "full") !== undefined ? Number.POSITIVE_INFINITY : 300;
+  const bodyMax = bool(args, "full") ? Number.POSITIVE_INFINITY : 300;
   const histories = orderHistories(records);
-  const only = flag(args, "order");
+  const only = str(args, "order");
   const out: string[] = [];
   if (only !== undefined) {
     const h = histories.get(only);
@@ -64,4 +71,4 @@ export async function run(argv: string[]): Promise<number> {
   }
   process.stdout.write(`${out.join("\n")}\n`);
   return 0;
-}
+});

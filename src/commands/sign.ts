@@ -1,27 +1,33 @@
+/**
+ * `hftgate sign --method M --path P [--epoch E]`: prints the signed message and its hex signature.
+ * `--path` is the wire form (still encoded); the secret comes from HFTGATE_SECRET_KEY only.
+ */
 import { KeyError, loadKeyPair } from "../auth/keys.js";
 import { signedMessage } from "../auth/signedMessage.js";
 import { nativeSigner } from "../auth/signer.js";
-import { flag, parseArgs } from "./args.js";
+import { type CommandSpec, command, str, UsageError } from "./args.js";
 
-/**
- * `hftgate sign --method M --path P --epoch E`: prints the signed message and its hex signature.
- * `--path` is the wire form (still encoded); the secret comes from HFTGATE_SECRET_KEY only.
- */
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  const method = flag(args, "method");
-  const path = flag(args, "path");
-  const epoch = flag(args, "epoch") ?? String(Date.now());
-  if (method === undefined || path === undefined) {
-    process.stderr.write(
-      "usage: hftgate sign --method GET --path '/trade/api/v2/orders?open=true' [--epoch MS]\n",
-    );
-    return 2;
-  }
-  if (!/^\d+$/.test(epoch)) {
-    process.stderr.write("hftgate sign: --epoch must be Unix milliseconds (digits only)\n");
-    return 2;
-  }
+export const spec: CommandSpec = {
+  name: "sign",
+  summary: "print the signed message and the Ed25519 signature of one request",
+  options: {
+    method: { type: "string", value: "M", help: "HTTP method (GET, POST, DELETE)" },
+    path: {
+      type: "string",
+      value: "P",
+      help: "request target as sent, e.g. '/trade/api/v2/orders?open=true'",
+    },
+    epoch: { type: "string", value: "MS", help: "X-AUTH-EPOCH in Unix milliseconds (default: now)" },
+  },
+  notes: ["The secret key comes from HFTGATE_SECRET_KEY (hex seed) only, never from a flag."],
+};
+
+export const run = command(spec, async (a) => {
+  const method = str(a, "method");
+  const path = str(a, "path");
+  const epoch = str(a, "epoch") ?? String(Date.now());
+  if (method === undefined || path === undefined) throw new UsageError("--method and --path are required");
+  if (!/^\d+$/.test(epoch)) throw new UsageError("--epoch must be Unix milliseconds (digits only)");
   try {
     const keys = loadKeyPair(process.env.HFTGATE_SECRET_KEY);
     const message = signedMessage(method, path, epoch);
@@ -34,4 +40,4 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw err;
   }
-}
+});

@@ -1,61 +1,69 @@
-/**
- * `hftgate sim`: the exchange simulator standalone (paper-trading sandbox).
- *   --port N            listen port (default 8080; 0 = ephemeral)
- *   --host H            listen address (default 127.0.0.1)
- *   --api-key HEX       register an account (repeatable); without it a key pair is generated and printed
- *   --seed S            seed of the synthetic market and ids (default 1)
- *   --admin-port N      enable the fault-injection admin endpoint on 127.0.0.1:N
- *   --tick-ms N         synthetic market interval (0 = frozen unless stepped via admin)
- *   --no-synthetic      no synthetic liquidity at all
- *   --no-rate-limits    disable the §9 rate-limit buckets
- *   --cert F --key F    serve HTTPS with these PEM files
- */
+/** `hftgate sim`: the exchange simulator standalone (paper-trading sandbox). */
 import { readFileSync } from "node:fs";
-import { type DeepPartial, type SimOptions, startSimulator } from "../../sim/index.js";
+import type { DeepPartial, SimOptions } from "../../sim/index.js";
 import { isApiKeyHex } from "../auth/keys.js";
-import { flag, flagAll, parseArgs } from "./args.js";
+import { bool, type CommandSpec, command, int, str, strs, UsageError } from "./args.js";
 import { generateKeyHex } from "./keygen.js";
 
-function intFlag(v: string | undefined, name: string, fallback: number | undefined): number | undefined {
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer`);
-  return n;
-}
-
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  let keys = flagAll(args, "api-key");
-  for (const k of keys) {
-    if (!isApiKeyHex(k)) {
-      process.stderr.write("hftgate sim: --api-key must be 64 hex characters (an Ed25519 public key)\n");
-      return 2;
-    }
-  }
-  if (keys.length === 0) {
-    const kp = generateKeyHex();
-    keys = [kp.apiKey];
-    process.stdout.write(`generated sandbox key pair (use it with the gateway):\n${JSON.stringify(kp)}\n`);
-  }
-  const cert = flag(args, "cert");
-  const key = flag(args, "key");
-  const opts: DeepPartial<SimOptions> = {
-    host: flag(args, "host") ?? "127.0.0.1",
-    port: intFlag(flag(args, "port"), "port", 8080)!,
-    seed: intFlag(flag(args, "seed"), "seed", 1)!,
-    apiKeys: keys,
-    adminPort: intFlag(flag(args, "admin-port"), "admin-port", undefined),
-    market: {
-      synthetic: flag(args, "no-synthetic") === undefined,
-      ...(flag(args, "tick-ms") !== undefined
-        ? { tickMs: intFlag(flag(args, "tick-ms"), "tick-ms", 250)! }
-        : {}),
+export const spec: CommandSpec = {
+  name: "sim",
+  summary: "run the exchange simulator standalone (both surfaces, real signature checks, synthetic market)",
+  options: {
+    port: { type: "string", value: "N", help: "listen port (default 8080; 0 = ephemeral)" },
+    host: { type: "string", value: "H", help: "listen address (default 127.0.0.1)" },
+    "api-key": {
+      type: "string",
+      value: "HEX",
+      multiple: true,
+      help: "register an account; without one a key pair is generated and printed",
     },
-    rateLimits: { enabled: flag(args, "no-rate-limits") === undefined },
+    seed: { type: "string", value: "S", help: "seed of the synthetic market and ids (default 1)" },
+    "admin-port": {
+      type: "string",
+      value: "N",
+      help: "enable the fault-injection admin endpoint on 127.0.0.1:N",
+    },
+    "tick-ms": {
+      type: "string",
+      value: "N",
+      help: "synthetic market interval (0 = frozen unless stepped via admin)",
+    },
+    "no-synthetic": { type: "boolean", help: "no synthetic liquidity at all" },
+    "no-rate-limits": { type: "boolean", help: "disable the exchange's rate-limit buckets" },
+    cert: { type: "string", value: "FILE", help: "serve HTTPS with this PEM certificate (with --key)" },
+    key: { type: "string", value: "FILE", help: "PEM private key for --cert" },
+  },
+  notes: ["Runs until SIGINT or SIGTERM. Fault knobs and the admin API: docs/simulator.md."],
+};
+
+export const run = command(spec, async (a) => {
+  let keys = strs(a, "api-key");
+  for (const k of keys) {
+    if (!isApiKeyHex(k)) throw new UsageError("--api-key must be 64 hex characters (an Ed25519 public key)");
+  }
+  const cert = str(a, "cert");
+  const key = str(a, "key");
+  if ((cert === undefined) !== (key === undefined)) throw new UsageError("--cert and --key go together");
+  const tickMs = int(a, "tick-ms");
+  const opts: DeepPartial<SimOptions> = {
+    host: str(a, "host") ?? "127.0.0.1",
+    port: int(a, "port", 8080),
+    seed: int(a, "seed", 1),
+    apiKeys: keys,
+    adminPort: int(a, "admin-port"),
+    market: { synthetic: !bool(a, "no-synthetic"), ...(tickMs !== undefined ? { tickMs } : {}) },
+    rateLimits: { enabled: !bool(a, "no-rate-limits") },
     ...(cert !== undefined && key !== undefined
       ? { tls: { cert: readFileSync(cert), key: readFileSync(key) } }
       : {}),
   };
+  if (keys.length === 0) {
+    const kp = generateKeyHex();
+    keys = [kp.apiKey];
+    opts.apiKeys = keys;
+    process.stdout.write(`generated sandbox key pair (use it with the gateway):\n${JSON.stringify(kp)}\n`);
+  }
+  const { startSimulator } = await import("../../sim/index.js");
   const sim = await startSimulator(opts);
   process.stdout.write(`simulator listening on ${sim.baseUrl}\n`);
   process.stdout.write(`socket.io streams at ${sim.baseUrl}/pro/realtime-rates-socket/spot/...\n`);
@@ -68,4 +76,4 @@ export async function run(argv: string[]): Promise<number> {
   });
   await sim.stop();
   return 0;
-}
+});

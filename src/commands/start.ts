@@ -6,9 +6,24 @@
  */
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { ConfigError, loadConfig } from "../config/load.js";
-import { type EngineHandle, StartupError, startEngine } from "../engine/lifecycle.js";
-import { flag, parseArgs } from "./args.js";
+import type { EngineHandle } from "../engine/lifecycle.js";
+import { type CommandSpec, command, str } from "./args.js";
+
+export const spec: CommandSpec = {
+  name: "start",
+  summary:
+    "run the gateway (the embedded simulator is the venue unless the configuration names the exchange)",
+  options: {
+    config: {
+      type: "string",
+      value: "FILE",
+      help: "JSON configuration (knobs in config/default.json); environment variables override it",
+    },
+  },
+  notes: [
+    "Runs until SIGINT or SIGTERM. Writes the connection (URL, tokens) to engine.stateFile (mode 0600) for hftgate demo and hftgate top.",
+  ],
+};
 
 /** What `hftgate demo` reads from the state file. */
 export interface GatewayStateFile {
@@ -56,12 +71,13 @@ export function banner(h: EngineHandle, stateFile: string): string {
   ].join("\n");
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+export const run = command(spec, async (args) => {
+  const { ConfigError, loadConfig } = await import("../config/load.js");
+  const { StartupError, startEngine } = await import("../engine/lifecycle.js");
   let handle: EngineHandle;
   let stateFile: string;
   try {
-    const config = loadConfig({ file: flag(args, "config") });
+    const config = loadConfig({ file: str(args, "config") });
     stateFile = config.engine.stateFile;
     handle = await startEngine(config);
   } catch (err) {
@@ -93,4 +109,4 @@ export async function run(argv: string[]): Promise<number> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
-}
+});
