@@ -1,6 +1,7 @@
 /** What `startEngine` takes and gives back. */
 import type { Logger } from "pino";
 import type { Bus } from "../bus/bus.js";
+import type { GatewayClient } from "../client/client.js";
 import type { Gateway } from "../gateway/gateway.js";
 import type { Journal } from "../journal/writer.js";
 import type { MarketDataFeeds } from "../marketdata/index.js";
@@ -11,6 +12,7 @@ import type { VenueFeed, VenueSync } from "../venue/sync.js";
 import type { EmbeddedVenue, EmbeddedVenueOptions } from "./embeddedVenue.js";
 import type { Engine } from "./engine.js";
 import type { FeedContext } from "./feedContext.js";
+import type { InProcessClientOptions } from "./inProcess.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { ReplaySummary } from "./recovery.js";
@@ -67,6 +69,11 @@ export interface EngineHandle {
   readonly replay: ReplaySummary | undefined;
   /** Reconciled and the venue answered recently. */
   ready(): boolean;
+  /**
+   * A strategy client in this process (no socket): the same GatewayClient API, events and session
+   * rules as over the WebSocket. Not yet connected: call `connect()`. Token: the user token unless given.
+   */
+  client(opts: InProcessClientOptions): GatewayClient;
   /** Graceful stop; idempotent; resolves within `shutdown.timeoutMs`. */
   stop(reason?: string): Promise<void>;
 }

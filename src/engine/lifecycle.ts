@@ -28,6 +28,7 @@ import {
   registerSessionGauges,
 } from "./gauges.js";
 import { healthReply, metricsReply } from "./health.js";
+import { InProcessTransport, inProcessClient } from "./inProcess.js";
 import { type InstrumentBook, loadInstruments } from "./instruments.js";
 import { startMarketData } from "./marketData.js";
 import { EngineMetrics } from "./metrics.js";
@@ -335,6 +336,8 @@ async function boot(
     );
   }
   cleanups.push(() => gateway.close());
+  const local = new InProcessTransport(); // strategies in this process: handle.client()
+  await gateway.addTransport(local.start);
   bus?.start(gateway, engine);
   // Cancel-on-disconnect sessions of the previous process get their heartbeat allowance from now on.
   const codArmed = engine.armRestartCod();
@@ -402,6 +405,7 @@ async function boot(
     venueUrl: spotBase,
     replay,
     ready: isReady,
+    client: (o) => inProcessClient(local, token, o),
     stop,
   };
 }

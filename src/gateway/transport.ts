@@ -43,7 +43,7 @@ export interface TransportOptions {
 }
 
 export interface RunningTransport {
-  readonly kind: "uws-native" | "ws" | "nats";
+  readonly kind: "uws-native" | "ws" | "nats" | "in-process";
   readonly port: number;
   close(): Promise<void>;
 }

@@ -1,0 +1,12 @@
+/**
+ * `hftgate`: the gateway engine inside your own process. `startEngine(loadConfig({ overrides }))`
+ * starts the venue connection (or the embedded simulator), the engine and the command API;
+ * `handle.client({ sessionName })` is a GatewayClient on an in-process link (no socket) with the same
+ * API and events as the WebSocket client of `hftgate/client`, which this entry re-exports with the
+ * protocol's enums.
+ */
+export * from "./client/index.js";
+export { type Config, ConfigError, type LoadOptions, loadConfig } from "./config/load.js";
+export type { EngineHandle, StartOptions } from "./engine/engineHandle.js";
+export { type InProcessClientOptions, InProcessTransport, inProcessClient } from "./engine/inProcess.js";
+export { StartupError, startEngine } from "./engine/lifecycle.js";
