@@ -1,6 +1,6 @@
 /** Public surface of the engine: import from here. */
 
-export { type SyncOptions, type VenueFeed, VenueSync } from "../venue/sync.js";
+export { type SyncConfig, type VenueFeed, VenueSync } from "../venue/sync.js";
 export { Engine, type EngineDeps, type EngineOptions } from "./engine.js";
 export { healthReply, metricsReply } from "./health.js";
 export {

@@ -176,15 +176,7 @@ async function boot(
     },
   });
   engineRef = engine;
-  const sync = new VenueSync(engine, rest.client, instruments, limiter, journal, metrics, log, {
-    hftCategory: config.venue.hftCategory,
-    surfaces,
-    pollIntervalMs: config.streams.pollIntervalMs,
-    resolveIntervalMs: config.orders.unknownQueryIntervalMs,
-    maxQueries: config.orders.unknownQueryRetries,
-    auditIntervalMs: config.streams.auditIntervalMs,
-    futuresPollMs: config.venue.futuresPollMs,
-  });
+  const sync = new VenueSync(engine, rest.client, instruments, limiter, journal, metrics, log, config);
   cleanups.push(() => sync.stop());
 
   // 7. journal replay, then reconciliation through the same path as a reconnect

@@ -1,6 +1,7 @@
 /**
- * The push feed of src/streams (Spot Socket.IO order/balance streams, the HFT realtime poller, the
- * reconciler) plugged into the engine through the `VenueFeed` seam. The feed applies records to the
+ * The push feed of src/streams (Spot Socket.IO order/balance streams, the HFT NATS private stream, the
+ * reconciler) plugged into the engine through the `VenueFeed` seam, beside the venue sync that owns the
+ * one resolver and the one poller (told here which surfaces a trusted stream covers). The feed applies records to the
  * engine's store directly, so its updates reach strategies through the same store listener as REST
  * outcomes; every record is journaled through the feed's tap before it is applied.
  */
@@ -49,11 +50,9 @@ export class StreamsFeed implements VenueFeed {
       spot: surfaces.includes("spot"),
       hftCategories: surfaces.includes("hft") ? [cfg.venue.hftCategory] : [],
       staleMs: cfg.streams.staleMs,
-      pollIntervalMs: cfg.streams.pollIntervalMs,
       holdUntilReconciled: cfg.streams.holdNewOrdersDuringReconcile,
-      // One owner of ambiguous orders: the venue sync's resolver (never a second one here).
-      resolver: venueSync,
-      hftAuditMs: cfg.streams.hftAuditIntervalMs,
+      // One owner of ambiguous orders and one poller: the venue sync (never a second one here).
+      venue: venueSync,
       hftStream: this.hftStreamOptions(d),
       listener: {
         onStreamUp: (name, reconnect) => {
@@ -67,8 +66,6 @@ export class StreamsFeed implements VenueFeed {
         onSpotTrusted: (trusted) => (trusted ? risk.streamUp() : risk.streamDown()),
         onHftTrusted: (trusted) => {
           engine.run.hftPushTrusted = trusted;
-          // The venue sync's audit of the HFT open list slows to the HFT audit interval meanwhile.
-          venueSync.setSurfaceAudit("hft", trusted ? cfg.streams.hftAuditIntervalMs : undefined);
           ctx.log.info(
             { stream: "hft.private", trusted },
             trusted
@@ -102,8 +99,6 @@ export class StreamsFeed implements VenueFeed {
         });
       },
     });
-    // The streams' poller covers live orders; the engine's own sync keeps resolving ambiguous ones.
-    venueSync.setPushFeedUp(true);
   }
 
   async start(): Promise<void> {

@@ -1,12 +1,14 @@
 /**
- * OrderSync: the streams, the poller and the reconciler wired together for the engine.
+ * OrderSync: the push streams and the reconciler wired together for the engine, beside the venue-sync
+ * module (src/venue/sync.ts), which owns the one resolver and the one poller.
  *
  * - Spot order and balance streams run all the time; so does the HFT private stream (NATS) when
  *   configured.
- * - A private order stream down (close, error or staleness) → the poller covers that surface at once.
- * - Up again → reconcile; the poller keeps covering the surface until a reconciliation completed
- *   with the stream up throughout. While the HFT stream is trusted the poller only audits HFT
- *   (`hftAuditMs`), leaving the HFT rate bucket to creates and cancels.
+ * - A private order stream down (close, error or staleness) → its surface is untrusted: the venue
+ *   sync's poller covers it at once (live polling).
+ * - Up again → reconcile; the surface stays untrusted until a reconciliation completed with the
+ *   stream up throughout. While trusted, the poller only audits that surface (HFT at
+ *   `streams.hftAuditIntervalMs`, leaving the HFT rate bucket to creates and cancels).
  * - Start-up: streams connect, then a reconciliation; `ready` is false until one completes
  *   (when `holdUntilReconciled`, the engine holds new orders meanwhile). An incomplete
  *   reconciliation (venue unreachable) is retried with back-off.
@@ -17,13 +19,7 @@ import { BalanceBook, type OrderStore } from "../orders/index.js";
 import type { RestClient } from "../rest/client.js";
 import { type FeedTap, type InstrumentIndex, InstrumentTable, OrderFeed } from "./feed.js";
 import { type HftPrivateOptions, HftPrivateStream } from "./nats/hftPrivate.js";
-import { RealtimePoller } from "./poller.js";
-import {
-  type ReconcileReport,
-  Reconciler,
-  type ReconcilerActions,
-  type ReconcilerOptions,
-} from "./reconciler.js";
+import { type ReconcileReport, Reconciler, type Resolution } from "./reconciler.js";
 import type { BackoffOptions, SocketStream, StreamStateListener } from "./socketStream.js";
 import { type BalanceStreamStats, spotBalanceStream, spotOrderStream } from "./spotPrivate.js";
 
@@ -43,6 +39,17 @@ export interface SyncListener {
   onReady?(ready: boolean): void;
 }
 
+/**
+ * The venue-sync module as the streams see it (src/venue/sync.ts `VenueSync`, structurally): the one
+ * owner of ambiguous orders and the one poller.
+ */
+export interface VenueLink {
+  /** One resolution round for every open outcome (the reconciliation's first step). */
+  settle(): Promise<Resolution[]>;
+  /** A surface's push stream became trusted (polling drops to the audit) or not (live polling now). */
+  streamTrusted(surface: "spot" | "hft", trusted: boolean): void;
+}
+
 export interface OrderSyncOptions {
   store: OrderStore;
   rest: RestClient;
@@ -58,32 +65,24 @@ export interface OrderSyncOptions {
   /** Default 30,000 ms. */
   staleMs?: number;
   backoff?: BackoffOptions;
-  /** Default 1,000 ms. */
-  pollIntervalMs?: number;
   /** Hold new orders (ready = false) while a reconciliation runs. Default true. */
   holdUntilReconciled?: boolean;
   /** First retry of an incomplete reconciliation (ms, doubles up to 30 s). Default 1,000. */
   reconcileRetryMs?: number;
   balances?: BalanceBook;
-  actions?: ReconcilerActions;
-  /** The owner of ambiguous orders (see ReconcilerOptions.resolver). */
-  resolver?: ReconcilerOptions["resolver"];
+  /** The venue sync: resolves ambiguous orders, polls what no trusted stream covers. */
+  venue: VenueLink;
   listener?: SyncListener;
   /** Sees every valid order record / execution before it is applied (journal hook). */
   tap?: FeedTap;
   /** Called after each balance snapshot was applied (newest wins). */
   onBalance?: (book: BalanceBook) => void;
-  /** First retry delay of the reconciler's targeted queries (ms). */
-  reconcileRetryDelayMs?: number;
   /** HFT private stream over NATS (`feed` and `listener` are supplied here); undefined = HFT polled. */
   hftStream?: Omit<HftPrivateOptions, "feed" | "listener">;
-  /** HFT audit interval while the HFT stream is trusted (ms). Default 30,000. */
-  hftAuditMs?: number;
 }
 
 export class OrderSync {
   readonly feed: OrderFeed;
-  readonly poller: RealtimePoller;
   readonly reconciler: Reconciler;
   readonly balances: BalanceBook;
   readonly balanceStats: BalanceStreamStats = { applied: 0, stale: 0, malformed: 0 };
@@ -114,23 +113,13 @@ export class OrderSync {
     this.feed.tap = o.tap;
     this.balances = o.balances ?? new BalanceBook();
     const cats = o.hftCategories ?? ["linear"];
-    this.poller = new RealtimePoller({
-      feed: this.feed,
-      rest: o.rest,
-      limiter: o.limiter,
-      pollIntervalMs: o.pollIntervalMs,
-      hftAlways: cats.length > 0,
-      hftAuditMs: o.hftAuditMs,
-    });
     this.reconciler = new Reconciler({
       feed: this.feed,
       rest: o.rest,
       limiter: o.limiter,
       spot: o.spot ?? true,
       hftCategories: cats,
-      actions: o.actions,
-      resolver: o.resolver,
-      retryDelayMs: o.reconcileRetryDelayMs,
+      resolver: o.venue,
     });
     const state: StreamStateListener = {
       onUp: (name, reconnect) => this.streamUp(name, reconnect),
@@ -149,7 +138,6 @@ export class OrderSync {
       };
       this.orderStream = spotOrderStream(common, this.feed);
       this.balanceStream = spotBalanceStream(common, this.balances, this.balanceStats, o.onBalance);
-      this.poller.spotActive = true;
     }
   }
 
@@ -168,13 +156,12 @@ export class OrderSync {
     return this.hftStream !== undefined && !this.hftUntrusted;
   }
 
-  /** Starts streams and poller, runs the start-up reconciliation; resolves with its report. */
+  /** Starts the streams, runs the start-up reconciliation; resolves with its report. */
   async start(): Promise<ReconcileReport> {
     this.started = true;
     this.orderStream?.start();
     this.balanceStream?.start();
     this.hftStream?.start();
-    this.poller.start();
     return this.reconcile();
   }
 
@@ -185,7 +172,6 @@ export class OrderSync {
     this.orderStream?.stop();
     this.balanceStream?.stop();
     await this.hftStream?.stop();
-    await this.poller.stop();
     await this.reconciler.idle();
   }
 
@@ -206,19 +192,21 @@ export class OrderSync {
     if (rep.complete) {
       this.retryMs = this.o.reconcileRetryMs ?? 1_000;
       // The stream was up for the whole run: its pushes since are trusted again.
-      if (s !== undefined && upBefore && s.up && s.stats.connects === connectsBefore) {
-        this.poller.spotActive = false;
-        if (this.spotUntrusted) {
-          this.spotUntrusted = false;
-          this.o.listener?.onSpotTrusted?.(true);
-        }
+      if (s !== undefined && upBefore && s.up && s.stats.connects === connectsBefore && this.spotUntrusted) {
+        this.spotUntrusted = false;
+        this.o.venue.streamTrusted("spot", true);
+        this.o.listener?.onSpotTrusted?.(true);
       }
-      if (h !== undefined && hftUpBefore && h.up && h.stats.connects === hftConnectsBefore) {
-        this.poller.hftActive = false;
-        if (this.hftUntrusted) {
-          this.hftUntrusted = false;
-          this.o.listener?.onHftTrusted?.(true);
-        }
+      if (
+        h !== undefined &&
+        hftUpBefore &&
+        h.up &&
+        h.stats.connects === hftConnectsBefore &&
+        this.hftUntrusted
+      ) {
+        this.hftUntrusted = false;
+        this.o.venue.streamTrusted("hft", true);
+        this.o.listener?.onHftTrusted?.(true);
       }
       this.setReady(true);
     } else this.scheduleRetry();
@@ -253,19 +241,18 @@ export class OrderSync {
   private streamDown(name: string, reason: string): void {
     this.o.listener?.onStreamDown?.(name, reason);
     if (name === "hft.private") {
-      // Polling resumes at once: one round now, then every pollIntervalMs.
-      this.poller.hftActive = true;
-      if (this.started) void this.poller.pollOnce();
       if (!this.hftUntrusted) {
         this.hftUntrusted = true;
+        // Live polling resumes at once: one round now, then every pollIntervalMs.
+        this.o.venue.streamTrusted("hft", false);
         this.o.listener?.onHftTrusted?.(false);
       }
       return;
     }
     if (name !== "spot.orders") return;
-    this.poller.spotActive = true;
     if (!this.spotUntrusted) {
       this.spotUntrusted = true;
+      this.o.venue.streamTrusted("spot", false);
       this.o.listener?.onSpotTrusted?.(false);
     }
   }

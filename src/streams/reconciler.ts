@@ -2,9 +2,9 @@
  * Reconciliation: at start-up and after every stream reconnect, pull what the venue knows and replay
  * it through the same store, then resolve what is still ambiguous by client id.
  *
- * 1. Unknown and overdue PendingNew / PendingCancel orders: targeted queries by client id with bounded
- *    retries, decided by the pure `decideResolution` policy. A same-id resend is delegated to the
- *    engine through `actions`; nothing is ever re-sent under a new id.
+ * 1. Unknown and overdue PendingNew / PendingCancel orders: one round of the venue sync's resolver
+ *    (src/venue/resolver.ts, the only owner of ambiguous orders: targeted queries by client id, same-id
+ *    resends, verdicts). This reconciler never queries those orders itself nor re-sends anything.
  * 2. Snapshots: Spot open + closed lists; HFT `/v5/order/realtime` (all pages) per category; HFT
  *    executions since the newest one seen. Records of orders the store knows are applied
  *    (Source.Query); the others are reported as foreign.
@@ -15,14 +15,11 @@
  */
 import type { LimitClass, RateLimiter } from "../limits/index.js";
 import {
-  DEFAULT_RESOLUTION_POLICY,
-  decideResolution,
   Ev,
   monoNs,
   newEvent,
   type Order,
   type QueryOutcome,
-  type ResolutionPolicy,
   Source,
   STATUS_NAMES,
   Status,
@@ -32,15 +29,7 @@ import {
 import type { RestClient } from "../rest/client.js";
 import type { SpotOrderRecord, V5Execution, V5List, V5OrderRecord } from "../rest/wire.js";
 import type { OrderFeed } from "./feed.js";
-import { errText, isSpotNotFound, reportOutcome, sleep, takeToken } from "./venue.js";
-
-/** What the engine does when the policy says so. Both must reuse the order's client id. */
-export interface ReconcilerActions {
-  /** Re-send the create with the same client id (the store already holds the order). */
-  resendCreate?(o: Order): Promise<void> | void;
-  /** Re-send the cancel (the order is live, our cancel's fate is unknown). */
-  resendCancel?(o: Order): Promise<void> | void;
-}
+import { errText, isSpotNotFound, reportOutcome, takeToken } from "./venue.js";
 
 export interface ReconcilerOptions {
   feed: OrderFeed;
@@ -50,20 +39,13 @@ export interface ReconcilerOptions {
   spot?: boolean;
   /** HFT categories to list (empty = no HFT). Default ["linear"]. */
   hftCategories?: readonly string[];
-  policy?: ResolutionPolicy;
-  actions?: ReconcilerActions;
   /**
-   * The owner of ambiguous orders (the engine's venue-sync resolver). When given, step 1 is one round
-   * of it and this reconciler neither queries those orders by client id nor re-sends anything: two
+   * The one owner of ambiguous orders (the venue sync's resolver): step 1 is one round of it. Two
    * resolvers acting on one in-flight create is how a late answer got overtaken by a verdict.
    */
-  resolver?: { settle(): Promise<Resolution[]> };
+  resolver: { settle(): Promise<Resolution[]> };
   /** Wait for a rate-limit token this long before giving up on a request (ms). Default 2,000. */
   tokenWaitMs?: number;
-  /** First retry delay of a targeted query after a network error (doubles, at most 8×). Default 100 ms. */
-  retryDelayMs?: number;
-  /** Targeted queries per order per run (network errors retried with back-off). Default 3. */
-  maxQueriesPerRun?: number;
   /** Pages per listing at most. Default 50. */
   maxPages?: number;
   /** Spot closed list page size (the venue caps it at 500). Default 500. */
@@ -110,7 +92,6 @@ class Incomplete extends Error {}
 
 export class Reconciler {
   private readonly o: ReconcilerOptions;
-  private readonly policy: ResolutionPolicy;
   private current: Promise<ReconcileReport> | undefined;
   private again = false;
   lastReport: ReconcileReport | undefined;
@@ -118,7 +99,6 @@ export class Reconciler {
 
   constructor(o: ReconcilerOptions) {
     this.o = o;
-    this.policy = o.policy ?? DEFAULT_RESOLUTION_POLICY;
   }
 
   get running(): boolean {
@@ -331,63 +311,16 @@ export class Reconciler {
   // ---------- 1. ambiguous outcomes, by client id ----------
 
   private async resolveAmbiguous(rep: ReconcileReport): Promise<void> {
-    if (this.o.resolver !== undefined) {
-      for (const r of await this.o.resolver.settle()) {
-        rep.resolved.push(r);
-        // Still open (waiting for a deadline, no answer yet): the resolver keeps it; nothing is missing.
-        if (r.action === "escalate") rep.escalated.push(r.clientId);
-      }
-      return;
-    }
-    const store = this.o.feed.store;
-    for (const x of store.needingResolution(monoNs())) {
-      let delay = this.o.retryDelayMs ?? 100;
-      const maxDelay = delay * 8;
-      let left = this.o.maxQueriesPerRun ?? 3;
-      for (;;) {
-        const q = await this.query(x);
-        store.noteResolveAttempt(x);
-        left--;
-        const d = decideResolution(x, q, this.policy);
-        if (d.action === "retry_query") {
-          if (left <= 0) {
-            // Leave the rest of the policy's budget to the next run (the sync retries incomplete runs).
-            rep.complete = false;
-            rep.resolved.push({
-              clientId: x.clientId,
-              action: d.action,
-              reason: d.reason,
-              status: STATUS_NAMES[x.status]!,
-            });
-            break;
-          }
-          await sleep(delay);
-          delay = Math.min(maxDelay, delay * 2);
-          continue;
-        }
-        if (d.action === "resend_create") await this.o.actions?.resendCreate?.(x);
-        else if (d.action === "resend_cancel") await this.o.actions?.resendCancel?.(x);
-        else if (d.action === "apply_event" && d.event === Ev.CreateRejected)
-          store.rejectCreate(x.clientId, d.reason);
-        else if (d.action === "escalate") {
-          rep.escalated.push(x.clientId);
-          if (q.kind === "networkError") rep.complete = false;
-        }
-        // "found" records were applied by query(); nothing else to do for apply_record.
-        rep.resolved.push({
-          clientId: x.clientId,
-          action: d.action,
-          reason: d.reason,
-          status: STATUS_NAMES[x.status]!,
-        });
-        break;
-      }
+    for (const r of await this.o.resolver.settle()) {
+      rep.resolved.push(r);
+      // Still open (waiting for a deadline, no answer yet): the resolver keeps it; nothing is missing.
+      if (r.action === "escalate") rep.escalated.push(r.clientId);
     }
   }
 
   /**
-   * One targeted query by client id (exchange id when the client id is not ours to ask by).
-   * A found record is applied to the store here.
+   * One targeted query by client id of a live order missing from the listings (never an ambiguous
+   * one: those are the resolver's). A found record is applied to the store here.
    */
   private async query(x: Order): Promise<QueryOutcome> {
     const rest = this.o.rest;

@@ -1,5 +1,5 @@
 /**
- * Small helpers shared by the poller and the reconciler: rate-limit tokens, outcome reporting, and
+ * Small helpers of the reconciler and the push streams: rate-limit tokens, outcome reporting, and
  * the one place that decides whether a REST failure is an authoritative "not found" (everything else,
  * timeouts, resets, 5xx, 429, auth, is no evidence about the order).
  */
@@ -42,10 +42,4 @@ export function isSpotNotFound(err: unknown): boolean {
 
 export function errText(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => {
-    setTimeout(r, ms).unref();
-  });
 }

@@ -16,7 +16,7 @@ import {
   Status,
   TERMINAL,
 } from "../orders/index.js";
-import type { VenueSurface } from "./surface.js";
+import type { RecordReader } from "./surface.js";
 
 export interface ApplierDeps {
   /** The grid of an order's instrument (undefined: unknown instrument, the record is dropped). */
@@ -35,7 +35,7 @@ export class RecordApplier {
 
   constructor(private readonly d: ApplierDeps) {}
 
-  apply(o: Order, surface: VenueSurface, rec: unknown, source: Source): void {
+  apply(o: Order, surface: RecordReader, rec: unknown, source: Source): void {
     if (this.stopped) return; // answered after shutdown: the journal and the store are closed
     const print = surface.printOf(rec);
     if (this.seenPrint.get(o.clientId) === print && !needsAnswer(o)) return;

@@ -1,6 +1,7 @@
 /** The HFT surface (v5, one category): client id `orderLinkId`, executions carry their own ids. */
 import type { LimitClass } from "../limits/index.js";
 import {
+  eventFromV5Execution,
   eventFromV5Order,
   type Grid,
   type Order,
@@ -11,8 +12,8 @@ import {
 } from "../orders/index.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
 import type { OrderGrid } from "../rest/orderParams.js";
-import type { V5OrderAck, V5OrderRecord } from "../rest/wire.js";
-import type { CreateAnswer, OpenList, SurfaceOp, VenueSurface } from "./surface.js";
+import type { V5Execution, V5List, V5OrderAck, V5OrderRecord } from "../rest/wire.js";
+import type { CreateAnswer, FillList, OpenList, SurfaceOp, VenueSurface } from "./surface.js";
 
 const CLASSES: Record<SurfaceOp, LimitClass> = {
   create: "hft.create",
@@ -28,11 +29,14 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   readonly journalTag = "hft";
   readonly createEndpoint = "hft.createOrder" as const;
   readonly queryAfterAck = true;
+  readonly fills: HftExecutions;
 
   constructor(
     private readonly client: RestClient,
     readonly category: string,
-  ) {}
+  ) {
+    this.fills = new HftExecutions(client, category);
+  }
 
   classOf(op: SurfaceOp): LimitClass {
     return CLASSES[op];
@@ -107,5 +111,53 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
 
   normalize(r: V5OrderRecord, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
     eventFromV5Order(r, grid, source, tsNs, ev);
+  }
+}
+
+/** `/v5/execution/list`: one row per fill with its `execId` and maker flag (the store applies each once). */
+export class HftExecutions implements FillList<V5Execution> {
+  readonly journalTag = "hftx";
+
+  constructor(
+    private readonly client: RestClient,
+    private readonly category: string,
+  ) {}
+
+  async list(sinceMs: number): Promise<OpenList<V5Execution>> {
+    const rows: V5Execution[] = [];
+    let cursor = "";
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const q: [string, string][] = [
+        ["category", this.category],
+        ["startTime", String(sinceMs)],
+      ];
+      if (cursor !== "") q.push(["cursor", cursor]);
+      const res = await this.client.call<V5List<V5Execution>>("hft.executions", q);
+      for (const x of res.list ?? []) rows.push(x);
+      cursor = res.nextPageCursor ?? "";
+      if (cursor === "") return { rows, complete: true };
+    }
+    return { rows, complete: false };
+  }
+
+  clientIdOf(x: V5Execution): string {
+    return x.orderLinkId ?? "";
+  }
+
+  exchangeIdOf(x: V5Execution): string {
+    return x.orderId;
+  }
+
+  timeOf(x: V5Execution): number {
+    const t = Number(x.execTime);
+    return Number.isFinite(t) ? t : 0;
+  }
+
+  printOf(x: V5Execution): string {
+    return x.execId;
+  }
+
+  normalize(x: V5Execution, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
+    eventFromV5Execution(x, grid, source, tsNs, ev);
   }
 }

@@ -90,6 +90,7 @@ export interface ResolverOptions {
 type Found = { outcome: QueryOutcome; rec?: unknown };
 const NETWORK: Found = { outcome: { kind: "networkError" } };
 const NOT_FOUND: Found = { outcome: { kind: "notFound" } };
+const FOUND: ResolutionDecision = { action: "apply_record", reason: "found" };
 const WAIT: ResolutionDecision = {
   action: "retry_query",
   reason: "a request with this client id may still be answered",
@@ -187,8 +188,10 @@ export class Resolver {
       const f = await this.query(o, surface);
       if (this.stopped) return undefined;
       if (f.rec !== undefined) this.d.applier.apply(o, surface, f.rec, Source.Query);
-      // Answered meanwhile (the create's answer, a stream record, the record just applied).
-      if (!inResolution || !needsAnswer(o)) return undefined;
+      if (!inResolution) return undefined;
+      // The record just applied settled it (reported, e.g. in a reconciliation's report); answered
+      // meanwhile by other evidence (the create's answer, a stream record): nothing of ours to report.
+      if (!needsAnswer(o)) return f.rec !== undefined ? this.act(o, FOUND) : undefined;
       const policy = this.replayed.has(o.clientId) ? this.replayPolicy : this.policy;
       let d = decideResolution(o, f.outcome, policy);
       const createStep = d.action === "resend_create" || d.action === "apply_event";

@@ -81,7 +81,31 @@ export interface VenueSurface<R = unknown> {
   printOf(r: R): string;
   /** Normalizes the record into `ev` (throws NormalizeError on a malformed one). */
   normalize(r: R, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void;
+
+  /** Fills listed apart from the orders, each with its own id (HFT executions); undefined = none. */
+  readonly fills?: FillList;
 }
+
+/**
+ * A surface's fill list: each row one fill with its id (maker/taker, fee), applied once by id. The
+ * poller reads it after the open list, from the newest fill it has seen.
+ */
+export interface FillList<X = unknown> {
+  /** Journal `evt.source` prefix of these rows (`hftx`: recovery reads them back as executions). */
+  readonly journalTag: string;
+  /** Fills since `sinceMs` (venue time, inclusive), bounded pages. */
+  list(sinceMs: number): Promise<OpenList<X>>;
+  clientIdOf(x: X): string;
+  exchangeIdOf(x: X): string;
+  /** The fill's venue time (ms). */
+  timeOf(x: X): number;
+  /** The fill's id: a row already applied is skipped. */
+  printOf(x: X): string;
+  normalize(x: X, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void;
+}
+
+/** What the record applier needs of a surface or a fill list. */
+export type RecordReader = Pick<VenueSurface, "journalTag" | "printOf" | "normalize">;
 
 /** One implementation per surface kind. */
 export type Surfaces = Readonly<Record<Surface, VenueSurface>>;

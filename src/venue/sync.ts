@@ -6,6 +6,7 @@
  * hand ambiguous orders to the same resolver.
  */
 import type { Logger } from "pino";
+import type { Config } from "../config/load.js";
 import type { Surface } from "../domain/types.js";
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
@@ -15,14 +16,14 @@ import {
   type Order,
   type OrderEvent,
   type OrderStore,
-  Source,
   Status,
   TERMINAL,
 } from "../orders/index.js";
 import type { RestClient } from "../rest/client.js";
-import { judgedRejected, RecordApplier } from "./apply.js";
+import { RecordApplier } from "./apply.js";
 import { FuturesSurface } from "./futures.js";
 import { HftSurface } from "./hft.js";
+import { VenuePoller } from "./poller.js";
 import { newSyncStats, type Resolution, Resolver } from "./resolver.js";
 import { SpotSurface } from "./spot.js";
 import type { Surfaces, VenueSurface } from "./surface.js";
@@ -56,42 +57,37 @@ export interface SyncMetrics {
   invalidEvents: { inc(): void };
 }
 
-export interface SyncOptions {
-  hftCategory: string;
-  surfaces: readonly Surface[];
-  /** The Futures open list's poll cadence (ms; it has no push stream); default 3000. */
-  futuresPollMs?: number;
-  pollIntervalMs: number;
-  resolveIntervalMs: number;
-  maxQueries: number;
-  /**
-   * While a push feed is trusted, re-read the open lists this often (0 = never): a pushed record lost
-   * with the connection still up carries no sequence gap to reveal it.
-   */
-  auditIntervalMs?: number;
-  /** Targeted queries per poll round for orders missing from the open lists. */
+/**
+ * The knobs the venue sync reads, as the config holds them (src/config/schema.ts documents each):
+ * the config itself is passed, never a copy of its fields.
+ */
+export interface SyncConfig {
+  venue: Pick<Config["venue"], "surfaces" | "hftCategory" | "futuresPollMs">;
+  streams: Pick<Config["streams"], "pollIntervalMs" | "auditIntervalMs" | "hftAuditIntervalMs">;
+  orders: Pick<Config["orders"], "unknownQueryIntervalMs" | "unknownQueryRetries" | "spotExpirySeconds">;
+}
+
+/** Settings that are no knobs (tests, tools). */
+export interface SyncTuning {
+  /** Targeted queries per poll round for orders missing from the open lists. Default 20. */
   maxTargetedPerRound?: number;
   /** How long a sent create may still be answered; default: the REST client's timeouts. */
   answerDeadlineMs?: number;
-  /** Spot `expiry_period` of creates prepared through the Spot surface. */
-  spotExpirySeconds?: number;
 }
 
 export class VenueSync implements VenueFeed {
   readonly name = "poll";
   readonly surfaces: Surfaces;
   readonly resolver: Resolver;
+  readonly poller: VenuePoller;
   readonly stats = newSyncStats();
   private readonly applier: RecordApplier;
   private readonly active: VenueSurface[];
+  private readonly resolveIntervalMs: number;
+  private readonly maxQueries: number;
   private timer: NodeJS.Timeout | undefined;
   private soonTimer: NodeJS.Timeout | undefined;
-  private pushFeedUp = false;
-  private polling = false;
   private stopped = false;
-  private lastPollMs = 0;
-  private readonly lastSurfaceMs: Partial<Record<Surface, number>> = {};
-  private readonly surfaceAuditMs: Partial<Record<Surface, number>> = {};
   private lastResolveMs = 0;
   /** Wall-clock ms of the last successful venue answer (health). */
   lastVenueOkMs = 0;
@@ -105,23 +101,30 @@ export class VenueSync implements VenueFeed {
     private readonly journal: Journal | undefined,
     metrics: SyncMetrics,
     private readonly log: Logger,
-    private readonly o: SyncOptions,
+    config: SyncConfig,
+    tuning: SyncTuning = {},
   ) {
+    this.resolveIntervalMs = config.orders.unknownQueryIntervalMs;
+    this.maxQueries = config.orders.unknownQueryRetries;
     this.surfaces = {
-      spot: new SpotSurface(client, o.spotExpirySeconds ?? 90),
-      hft: new HftSurface(client, o.hftCategory),
-      futures: new FuturesSurface(client, o.futuresPollMs ?? 3_000),
+      spot: new SpotSurface(client, config.orders.spotExpirySeconds),
+      hft: new HftSurface(client, config.venue.hftCategory),
+      futures: new FuturesSurface(client, config.venue.futuresPollMs),
     };
-    this.active = o.surfaces.map((s) => this.surfaces[s]);
-    this.applier = new RecordApplier({
-      gridOf: (id) => book.byId(id)?.grid,
-      apply: (ev) => {
+    this.active = config.venue.surfaces.map((s) => this.surfaces[s]);
+    const applierDeps = {
+      gridOf: (id: number) => book.byId(id)?.grid,
+      apply: (ev: OrderEvent) => {
         this.stats.applied++;
         return engine.applyVenueEvent(ev);
       },
       journal,
       onInvalid: () => metrics.invalidEvents.inc(),
-    });
+    };
+    this.applier = new RecordApplier(applierDeps);
+    const onVenueOk = () => {
+      this.lastVenueOkMs = Date.now();
+    };
     this.resolver = new Resolver(
       {
         store: engine.store,
@@ -133,13 +136,33 @@ export class VenueSync implements VenueFeed {
         stats: this.stats,
         resendCreate: (ord) => engine.resendCreate(ord),
         resendCancel: (ord) => engine.doSendCancel(ord, this.surfaces[ord.surface].classOf("cancel")),
-        onVenueOk: () => {
-          this.lastVenueOkMs = Date.now();
-        },
+        onVenueOk,
         onQuery: () => metrics.resolutions.inc(),
         onEscalation: () => metrics.escalations.inc(),
       },
-      { maxQueries: o.maxQueries, answerDeadlineMs: o.answerDeadlineMs ?? client.answerDeadlineMs },
+      {
+        maxQueries: config.orders.unknownQueryRetries,
+        answerDeadlineMs: tuning.answerDeadlineMs ?? client.answerDeadlineMs,
+      },
+    );
+    const streams = config.streams;
+    this.poller = new VenuePoller(
+      {
+        store: engine.store,
+        surfaces: this.active,
+        applier: this.applier,
+        fillApplier: new RecordApplier(applierDeps),
+        resolver: this.resolver,
+        limiter,
+        stats: this.stats,
+        onVenueOk,
+      },
+      {
+        pollIntervalMs: streams.pollIntervalMs,
+        auditIntervalMs: streams.auditIntervalMs,
+        auditBySurface: { hft: streams.hftAuditIntervalMs },
+        maxTargetedPerRound: tuning.maxTargetedPerRound,
+      },
     );
   }
 
@@ -147,7 +170,9 @@ export class VenueSync implements VenueFeed {
     this.stopped = false;
     this.resolver.stopped = false;
     this.applier.stopped = false;
-    const period = Math.max(10, Math.min(this.o.pollIntervalMs, this.o.resolveIntervalMs, 100));
+    this.lastResolveMs = Date.now();
+    this.poller.start();
+    const period = Math.max(10, Math.min(this.poller.tickMs, this.resolveIntervalMs, 100));
     this.timer = setInterval(() => this.tick(), period);
     this.timer.unref();
   }
@@ -160,20 +185,15 @@ export class VenueSync implements VenueFeed {
     if (this.soonTimer) clearTimeout(this.soonTimer);
     this.timer = undefined;
     this.soonTimer = undefined;
-  }
-
-  /** A push feed covers live orders: polling drops to the audit interval (resolution continues). */
-  setPushFeedUp(up: boolean): void {
-    this.pushFeedUp = up;
+    await this.poller.stop();
   }
 
   /**
-   * A surface's own, longer audit interval (ms) in audit rounds, e.g. HFT while its private stream is
-   * trusted, so its rate bucket is left to creates and cancels; undefined = the common audit interval.
+   * A surface's push stream became trusted (its polling drops to the audit) or untrusted (live polling
+   * again at once). Resolution is unaffected either way.
    */
-  setSurfaceAudit(kind: Surface, ms: number | undefined): void {
-    if (ms === undefined) delete this.surfaceAuditMs[kind];
-    else this.surfaceAuditMs[kind] = ms;
+  streamTrusted(kind: Surface, trusted: boolean): void {
+    this.poller.setTrusted(kind, trusted);
   }
 
   markReplayed(clientId: string): void {
@@ -201,30 +221,19 @@ export class VenueSync implements VenueFeed {
 
   private tick(): void {
     const now = Date.now();
-    if (now - this.lastResolveMs >= this.o.resolveIntervalMs) {
+    if (now - this.lastResolveMs >= this.resolveIntervalMs) {
       this.lastResolveMs = now;
       void this.resolver.round();
     }
-    const every = this.pushFeedUp ? (this.o.auditIntervalMs ?? 0) : this.o.pollIntervalMs;
-    if (every > 0 && now - this.lastPollMs >= every) {
-      this.lastPollMs = now;
-      void this.poll(this.pushFeedUp);
-      return;
-    }
-    // A surface without a push stream (Futures) keeps its own cadence while the others are audited.
-    for (const s of this.active)
-      if (s.pollEveryMs !== undefined && now - (this.lastSurfaceMs[s.kind] ?? 0) >= s.pollEveryMs) {
-        void this.poll(this.pushFeedUp, s);
-        return;
-      }
+    this.poller.tick(now);
   }
 
   /** Start-up / reconnect reconciliation: poll the open lists, then query every non-terminal order. */
   async reconcile(): Promise<void> {
     this.resolver.retryEscalated();
-    await this.poll();
+    await this.poller.pollAll();
     const r = this.resolver;
-    for (let round = 0; round < this.o.maxQueries; round++) {
+    for (let round = 0; round < this.maxQueries; round++) {
       const todo = [...this.engine.store.liveSet()].filter(
         (o) =>
           !r.isBusy(o.clientId) &&
@@ -233,7 +242,7 @@ export class VenueSync implements VenueFeed {
       if (todo.length === 0) break;
       await Promise.all(todo.map((o) => r.resolveOne(o)));
       if (todo.every((o) => o.status !== Status.PendingNew && o.status !== Status.Unknown)) break;
-      await new Promise((res) => setTimeout(res, Math.min(200, this.o.resolveIntervalMs)));
+      await new Promise((res) => setTimeout(res, Math.min(200, this.resolveIntervalMs)));
     }
     this.ready = true;
   }
@@ -291,70 +300,5 @@ export class VenueSync implements VenueFeed {
     await Promise.all(jobs);
     if (sent > 0) this.log.warn({ sent }, "kill switch: cancelled orders the gateway did not hold");
     return sent;
-  }
-
-  // ---------------------------------------------------------------- polling
-
-  /**
-   * One round over the open lists of every surface (or of `only`); orders that left them get a
-   * targeted query.
-   */
-  async poll(audit = false, only?: VenueSurface): Promise<void> {
-    if (this.polling || this.stopped) return;
-    this.polling = true;
-    const now = Date.now();
-    // Any full poll (the start-up reconciliation's too) restarts the periodic schedule.
-    if (only === undefined) this.lastPollMs = now;
-    this.stats.polls++;
-    const seen = new Set<string>();
-    const listed = new Set<string>();
-    try {
-      for (const s of only === undefined ? this.active : [only]) {
-        const every = s.pollEveryMs ?? (audit ? this.surfaceAuditMs[s.kind] : undefined);
-        if (every !== undefined && (every <= 0 || now - (this.lastSurfaceMs[s.kind] ?? 0) < every)) continue;
-        this.lastSurfaceMs[s.kind] = now;
-        if (await this.pollSurface(s, seen)) listed.add(s.kind);
-      }
-      let budget = this.o.maxTargetedPerRound ?? 20;
-      const jobs: Promise<unknown>[] = [];
-      for (const o of this.engine.store.liveSet()) {
-        if (budget <= 0) break;
-        if (seen.has(o.clientId) || o.exchangeId === "" || this.resolver.isBusy(o.clientId)) continue;
-        if (!listed.has(o.surface)) continue;
-        budget--;
-        jobs.push(this.resolver.resolveOne(o));
-      }
-      await Promise.all(jobs);
-    } finally {
-      this.polling = false;
-    }
-  }
-
-  /** Applies the open list of one surface; true when it was read whole. */
-  private async pollSurface(s: VenueSurface, seen: Set<string>): Promise<boolean> {
-    const cls = s.classOf("list");
-    const lim = this.limiter?.acquire(cls, "query", 0);
-    if (lim !== undefined && lim.status !== "granted") {
-      if (lim.status === "queued") lim.withdraw();
-      return false;
-    }
-    let list: Awaited<ReturnType<VenueSurface["listOpen"]>>;
-    try {
-      list = await s.listOpen();
-      this.lastVenueOkMs = Date.now();
-      this.limiter?.reportOutcome(cls, 200);
-    } catch (err) {
-      this.limiter?.reportOutcome(cls, (err as { status?: number }).status ?? 0);
-      return false;
-    }
-    for (const rec of list.rows) {
-      const cid = s.clientIdOf(rec);
-      const o = cid ? this.engine.store.byClientId(cid) : undefined;
-      if (o === undefined) continue;
-      seen.add(o.clientId);
-      // A rejection the gateway concluded is overturned by the venue listing the order.
-      if (!TERMINAL[o.status] || judgedRejected(o)) this.applier.apply(o, s, rec, Source.Poll);
-    }
-    return list.complete;
   }
 }

@@ -38,6 +38,8 @@ interface Setup {
   lines: string[];
   issued: string[];
   sync: StreamsFeed["sync"];
+  /** The venue sync: its poller is live for HFT unless the HFT stream is trusted. */
+  venue: Harness["h"]["sync"];
 }
 
 async function setup(overrides: Record<string, unknown>): Promise<Setup> {
@@ -78,7 +80,7 @@ async function setup(overrides: Record<string, unknown>): Promise<Setup> {
     presign: false,
     clock: false,
   });
-  return { lines, issued, sync: (t.h.feeds[0] as StreamsFeed).sync };
+  return { lines, issued, sync: (t.h.feeds[0] as StreamsFeed).sync, venue: t.h.sync };
 }
 
 const sellFromOther = () =>
@@ -121,7 +123,7 @@ describe.skipIf(BIN === undefined)("HFT private streams over NATS, end to end", 
     expect(f.liquidity).toBe(Liquidity.Maker);
     expect(f.qtyLots).toBe(2);
     expect(stateQueries()).toBe(before);
-    expect(s.sync.poller.hftActive).toBe(false);
+    expect(s.venue.poller.live("hft")).toBe(false);
     // The execution's id: the fill came from the trade message, not from a cumulative quantity.
     const execs = (await t!.h.rest.client.executions({ category: "linear" })).list.filter((x) => x.isMaker);
     expect(execs.map((x) => x.execId)).toContain(f.execId);
@@ -198,7 +200,7 @@ describe.skipIf(BIN === undefined)("HFT private streams over NATS, end to end", 
     c.placeOrder({ instrumentId: btc, side: Side.Buy, priceTicks: 640_000, qtyLots: 2 });
     await ack;
     await server!.kill();
-    await until(() => !s.sync.hftTrusted && s.sync.poller.hftActive, 10_000, "HFT polling resumed");
+    await until(() => !s.sync.hftTrusted && s.venue.poller.live("hft"), 10_000, "HFT polling resumed");
     const fill = next(c, "fill", () => true, 10_000);
     await sellFromOther();
     const f = await fill; // from the poll: the stream's server is down
@@ -208,7 +210,7 @@ describe.skipIf(BIN === undefined)("HFT private streams over NATS, end to end", 
     await server!.restart();
     await until(() => s.sync.hftTrusted, 15_000, "trusted again");
     expect(s.sync.reconciles).toBeGreaterThan(reconcilesBefore);
-    expect(s.sync.poller.hftActive).toBe(false);
+    expect(s.venue.poller.live("hft")).toBe(false);
   });
 
   it("a credential presented the wrong way is refused, with a clear log line and no secret in the log", async () => {
@@ -219,6 +221,6 @@ describe.skipIf(BIN === undefined)("HFT private streams over NATS, end to end", 
     const log = s.lines.join("");
     for (const secret of s.issued) expect(log).not.toContain(secret);
     // HFT stays covered by polling.
-    expect(s.sync.poller.hftActive).toBe(true);
+    expect(s.venue.poller.live("hft")).toBe(true);
   });
 });

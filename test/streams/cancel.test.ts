@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RateLimiter } from "../../src/limits/index.js";
 import { Status } from "../../src/orders/index.js";
 import { OrderSync } from "../../src/streams/index.js";
+import type { VenueSync } from "../../src/venue/sync.js";
 import {
   cancelSpot,
   counterSpot,
@@ -16,14 +17,18 @@ import {
   simSpotOrder,
   startRig,
   until,
+  venueSync,
 } from "./helpers.js";
 
 let rig: Rig | undefined;
 let sync: OrderSync | undefined;
+let venue: VenueSync | undefined;
 
 afterEach(async () => {
   await sync?.stop();
   sync = undefined;
+  await venue?.stop();
+  venue = undefined;
   await rig?.close();
   rig = undefined;
 });
@@ -31,16 +36,19 @@ afterEach(async () => {
 async function setup(): Promise<{ r: Rig; s: OrderSync }> {
   rig = await startRig();
   rig.sim.setSpotDelays({ cancelConfirmMs: 10_000, expiryConfirmMs: 10_000 });
+  const limiter = new RateLimiter();
+  venue = venueSync(rig, { limiter, surfaces: ["spot"] });
+  await venue.start();
   sync = new OrderSync({
     store: rig.store,
     rest: rig.stack.client,
-    limiter: new RateLimiter(),
+    limiter,
     instruments: DOMAIN_INSTRUMENTS,
     apiKey: rig.keys.apiKey,
     streamBaseUrl: rig.sim.baseUrl,
     hftCategories: [],
     backoff: { minMs: 20, maxMs: 100 },
-    pollIntervalMs: 60_000,
+    venue,
   });
   await sync.start();
   const s = sync;

@@ -4,6 +4,7 @@
  * (store.create → markSent → REST → ack / reject / unknown).
  */
 
+import pino from "pino";
 import {
   type DeepPartial,
   INSTRUMENTS,
@@ -12,11 +13,14 @@ import {
   startSimulator,
 } from "../../sim/index.js";
 import type { KeyPair } from "../../src/auth/keys.js";
+import { loadConfig } from "../../src/config/load.js";
 import type { Instrument } from "../../src/domain/types.js";
-import { type CancelDecision, Ev, type Order, OrderStore } from "../../src/orders/index.js";
+import type { RateLimiter } from "../../src/limits/index.js";
+import { type CancelDecision, Ev, gridOf, type Order, OrderStore } from "../../src/orders/index.js";
 import { OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
 import { makeGrid } from "../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { type SyncTuning, VenueSync } from "../../src/venue/sync.js";
 import { call, newKeys } from "../sim/helpers.js";
 
 export { call, newKeys };
@@ -271,4 +275,51 @@ export async function cancelSpot(rig: Rig, o: Order): Promise<CancelDecision> {
     else throw e;
   }
   return d;
+}
+
+export interface VenueRigOptions extends SyncTuning {
+  limiter?: RateLimiter;
+  /** Knob overrides (`streams.pollIntervalMs`, ...); the surfaces default to the rig's `surfaces`. */
+  knobs?: Record<string, unknown>;
+  surfaces?: ("spot" | "hft")[];
+  /** What the engine does on the resolver's same-id resends. */
+  resendCreate?(o: Order): void;
+  resendCancel?(o: Order): void;
+}
+
+const GRIDS = new Map(DOMAIN_INSTRUMENTS.map((i) => [i.id, { grid: gridOf(i) }]));
+const COUNTER = { inc() {} };
+
+/**
+ * The venue-sync module over the rig's store (the one resolver and the one poller), as the engine
+ * builds it; the engine's part is the store, and the same-id resends the test observes. Not started.
+ */
+export function venueSync(rig: Rig, o: VenueRigOptions = {}): VenueSync {
+  const store = rig.store;
+  return new VenueSync(
+    {
+      store,
+      applyVenueEvent: (ev) => store.apply(ev),
+      resendCreate: (ord) => o.resendCreate?.(ord),
+      doSendCancel: (ord) => o.resendCancel?.(ord),
+    },
+    rig.stack.client,
+    { byId: (id) => GRIDS.get(id) },
+    o.limiter,
+    undefined,
+    { resolutions: COUNTER, escalations: COUNTER, invalidEvents: COUNTER },
+    pino({ level: "silent" }),
+    loadConfig({
+      env: {},
+      overrides: {
+        "venue.surfaces": o.surfaces ?? ["spot", "hft"],
+        // No background rounds unless a test asks for them: it drives the poller and the resolver.
+        "streams.pollIntervalMs": 60_000,
+        "streams.auditIntervalMs": 60_000,
+        "orders.unknownQueryIntervalMs": 60_000,
+        ...o.knobs,
+      },
+    }),
+    o,
+  );
 }

@@ -1,18 +1,12 @@
 /**
- * The realtime poller and HFT reconciliation against the simulator (HFT has no push stream here),
- * the poller's rate-limit budget, and the public market-data top of book.
+ * The venue sync's poller (live mode: no trusted push stream) and HFT reconciliation against the
+ * simulator, the poller's rate-limit budget, and the public market-data top of book.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { RateLimiter } from "../../src/limits/index.js";
 import { Ev, Status } from "../../src/orders/index.js";
-import {
-  InstrumentTable,
-  MarketData,
-  OrderFeed,
-  RealtimePoller,
-  Reconciler,
-  TopOfBook,
-} from "../../src/streams/index.js";
+import { InstrumentTable, MarketData, OrderFeed, Reconciler, TopOfBook } from "../../src/streams/index.js";
+import type { VenueSync } from "../../src/venue/sync.js";
 import {
   call,
   counterHft,
@@ -24,29 +18,34 @@ import {
   simSpotOrder,
   startRig,
   until,
+  type VenueRigOptions,
+  venueSync,
 } from "./helpers.js";
 
 let rig: Rig | undefined;
 let md: MarketData | undefined;
+let venue: VenueSync | undefined;
 
 afterEach(async () => {
   md?.stop();
   md = undefined;
+  await venue?.stop();
+  venue = undefined;
   await rig?.close();
   rig = undefined;
 });
 
-function parts(r: Rig, limiter?: RateLimiter) {
+function parts(r: Rig, o: VenueRigOptions = {}) {
+  venue = venueSync(r, o);
   const feed = new OrderFeed(r.store, new InstrumentTable(DOMAIN_INSTRUMENTS));
-  const poller = new RealtimePoller({ feed, rest: r.stack.client, limiter, pollIntervalMs: 60_000 });
-  const rec = new Reconciler({ feed, rest: r.stack.client, limiter, retryDelayMs: 10 });
-  return { feed, poller, rec };
+  const rec = new Reconciler({ feed, rest: r.stack.client, limiter: o.limiter, resolver: venue });
+  return { feed, poller: venue.poller, rec };
 }
 
-describe("RealtimePoller", () => {
+describe("venue poller, live mode", () => {
   it("HFT: partial then full fill seen by polling realtime and executions", async () => {
     rig = await startRig();
-    const { poller, feed } = parts(rig);
+    const { poller } = parts(rig, { surfaces: ["hft"] });
     const o = await placeHft(rig, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
     expect(o.status).toBe(Status.New);
     await counterHft(rig, "Sell", "3300", "0.10");
@@ -60,7 +59,7 @@ describe("RealtimePoller", () => {
     // Fills came from executions (with ids), not only the cumulative record.
     expect(o.execLots).toBe(30);
     expect(poller.stats.executions).toBeGreaterThanOrEqual(2);
-    expect(feed.lastExecMs).toBeGreaterThan(0);
+    expect(poller.lastFillMs).toBeGreaterThan(0);
     // A further round with nothing live sends nothing.
     const req = poller.stats.requests;
     await poller.pollOnce();
@@ -69,8 +68,8 @@ describe("RealtimePoller", () => {
 
   it("Spot while the stream is down: open list, then a query for the order that left it", async () => {
     rig = await startRig();
-    const { poller } = parts(rig);
-    poller.spotActive = true;
+    const { poller } = parts(rig, { surfaces: ["spot"] });
+    expect(poller.live("spot")).toBe(true);
     const o = await placeSpot(rig, { symbol: "BTC/INR", side: "buy", price: "5400000", qty: "0.002" });
     await counterSpot(rig, "sell", 5_400_000, 0.001);
     await poller.pollOnce();
@@ -106,7 +105,7 @@ describe("RealtimePoller", () => {
         },
       },
     });
-    const { poller } = parts(rig, limiter);
+    const { poller } = parts(rig, { limiter, surfaces: ["hft"] });
     const o = await placeHft(rig, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
     rig.sim.faults.add({ kind: "error5xx", endpoint: "GET /v5/order/realtime", count: 1 });
     const before = rig.sim.counters.requests("GET /v5/order/realtime");
@@ -124,7 +123,7 @@ describe("RealtimePoller", () => {
 describe("Reconciler (HFT)", () => {
   it("create response lost: resolved by orderLinkId, one order at the venue; fills replayed from executions", async () => {
     rig = await startRig();
-    const { rec } = parts(rig);
+    const { rec } = parts(rig, { surfaces: ["hft"] });
     rig.sim.faults.add({ kind: "reset", endpoint: "POST /v5/order/create", count: 1 });
     const created = rig.sim.counters.ordersCreated("hft");
     const o = await placeHft(rig, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.20" });
@@ -155,14 +154,9 @@ describe("Reconciler (HFT cancel)", () => {
   it("cancel response lost: the order found cancelled at the venue by orderLinkId; no second cancel", async () => {
     rig = await startRig();
     const resent: string[] = [];
+    venue = venueSync(rig, { surfaces: ["hft"], resendCancel: (o) => void resent.push(o.clientId) });
     const feed = new OrderFeed(rig.store, new InstrumentTable(DOMAIN_INSTRUMENTS));
-    const rec = new Reconciler({
-      feed,
-      rest: rig.stack.client,
-      spot: false,
-      retryDelayMs: 10,
-      actions: { resendCancel: (o) => void resent.push(o.clientId) },
-    });
+    const rec = new Reconciler({ feed, rest: rig.stack.client, spot: false, resolver: venue });
     const o = await placeHft(rig, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.20" });
     expect(rig.store.requestCancel(o.clientId).kind).toBe("send");
     rig.sim.faults.add({ kind: "reset", endpoint: "POST /v5/order/cancel", count: 1 });
@@ -182,13 +176,9 @@ describe("Reconciler (HFT cancel)", () => {
   it("cancel that never arrived: the order is still live, so the policy asks the engine to re-send it", async () => {
     rig = await startRig();
     const resent: string[] = [];
+    venue = venueSync(rig, { surfaces: ["hft"], resendCancel: (o) => void resent.push(o.clientId) });
     const feed = new OrderFeed(rig.store, new InstrumentTable(DOMAIN_INSTRUMENTS));
-    const rec = new Reconciler({
-      feed,
-      rest: rig.stack.client,
-      spot: false,
-      actions: { resendCancel: (o) => void resent.push(o.clientId) },
-    });
+    const rec = new Reconciler({ feed, rest: rig.stack.client, spot: false, resolver: venue });
     const o = await placeHft(rig, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.20" });
     rig.store.requestCancel(o.clientId);
     rig.store.cancelOutcome(o.clientId, Ev.CancelOutcomeUnknown);

@@ -1,11 +1,13 @@
 /**
- * Streams, poller and reconciler against the simulator over real sockets: the real REST client, the
- * real socket.io client, the real order store. Each test owns its own simulator.
+ * Streams, the venue sync's poller and resolver, and the reconciler against the simulator over real
+ * sockets: the real REST client, the real socket.io client, the real order store. Each test owns its
+ * own simulator.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { RateLimiter } from "../../src/limits/index.js";
 import { Status } from "../../src/orders/index.js";
 import { OrderSync, type ReconcileReport } from "../../src/streams/index.js";
+import type { VenueSync } from "../../src/venue/sync.js";
 import {
   counterSpot,
   DOMAIN_INSTRUMENTS,
@@ -15,39 +17,50 @@ import {
   simSpotOrder,
   startRig,
   until,
+  type VenueRigOptions,
+  venueSync,
 } from "./helpers.js";
 
 let rig: Rig | undefined;
 let sync: OrderSync | undefined;
+let venue: VenueSync | undefined;
 
 afterEach(async () => {
   await sync?.stop();
   sync = undefined;
+  await venue?.stop();
+  venue = undefined;
   await rig?.close();
   rig = undefined;
 });
 
-function newSync(r: Rig, extra: Partial<ConstructorParameters<typeof OrderSync>[0]> = {}): OrderSync {
+function newSync(
+  r: Rig,
+  extra: Partial<ConstructorParameters<typeof OrderSync>[0]> = {},
+  v: VenueRigOptions = {},
+): OrderSync {
+  const limiter = new RateLimiter();
+  venue = venueSync(r, { limiter, surfaces: ["spot"], ...v });
+  void venue.start();
   return new OrderSync({
     store: r.store,
     rest: r.stack.client,
-    limiter: new RateLimiter(),
+    limiter,
     instruments: DOMAIN_INSTRUMENTS,
     apiKey: r.keys.apiKey,
     streamBaseUrl: r.sim.baseUrl,
     hftCategories: [],
     staleMs: 5_000,
     backoff: { minMs: 20, maxMs: 100 },
-    pollIntervalMs: 60_000,
-    reconcileRetryDelayMs: 10,
+    venue,
     ...extra,
   });
 }
 
-/** Started, reconciled, and the stream trusted (poller no longer covering Spot). */
+/** Started, reconciled, and the stream trusted (the poller no longer polling Spot live). */
 async function startTrusted(s: OrderSync): Promise<void> {
   await s.start();
-  await until(() => s.orderStream!.up && !s.poller.spotActive && s.ready, 4_000, "stream trusted");
+  await until(() => s.orderStream!.up && !venue!.poller.live("spot") && s.ready, 4_000, "stream trusted");
 }
 
 describe("Spot order stream into the store", () => {
@@ -75,7 +88,7 @@ describe("Spot order stream into the store", () => {
     );
     // It was the stream: no poll round ran (interval 60 s) and the stream delivered the updates.
     expect(sync.orderStream!.stats.messages - before).toBeGreaterThanOrEqual(2);
-    expect(sync.poller.stats.rounds).toBe(0);
+    expect(venue!.poller.stats.rounds).toBe(0);
     expect(sync.orderStream!.stats.malformed).toBe(0);
     // Balance snapshots arrived too and the newest one won.
     await until(() => sync!.balances.get("BTC") !== undefined, 2_000, "balance snapshot");
@@ -104,13 +117,17 @@ describe("Spot order stream into the store", () => {
     // Duplicates and stale statuses were dropped by the table, not applied twice.
     const drops = rig.store.dropCounters();
     expect(drops.same_status + drops.stale_status + drops.terminal).toBeGreaterThan(0);
-    expect(sync.poller.stats.rounds).toBe(0);
+    expect(venue!.poller.stats.rounds).toBe(0);
   });
 
   it("stream dropped mid-fill: polling and reconciliation recover the fills with nothing lost", async () => {
     rig = await startRig();
     const trust: boolean[] = [];
-    sync = newSync(rig, { pollIntervalMs: 50, listener: { onSpotTrusted: (t) => trust.push(t) } });
+    sync = newSync(
+      rig,
+      { listener: { onSpotTrusted: (t) => trust.push(t) } },
+      { knobs: { "streams.pollIntervalMs": 50 } },
+    );
     await startTrusted(sync);
     expect(trust).toEqual([true]);
     const o = await placeSpot(rig, { symbol: "BTC/INR", side: "buy", price: "5400000", qty: "0.003" });
@@ -167,15 +184,20 @@ describe("reconciliation", () => {
     rig = await startRig();
     const r = rig;
     const resent: string[] = [];
+    let sending: Promise<void> | undefined;
     const params = { symbol: "BTC/INR", side: "buy" as const, price: "5300000", qty: "0.001" };
-    sync = newSync(r, {
-      actions: {
-        resendCreate: async (o) => {
+    sync = newSync(
+      r,
+      {},
+      {
+        // The send's answer deadline is past at once: "not found" is the venue's last word.
+        answerDeadlineMs: 0,
+        resendCreate: (o) => {
           resent.push(o.clientId);
-          await sendSpot(r, o, params);
+          sending = sendSpot(r, o, params);
         },
       },
-    });
+    );
     await startTrusted(sync);
     // The order is in the store and marked sent, but the request never reached the venue.
     const i = DOMAIN_INSTRUMENTS.find((x) => x.symbol === "BTC/INR")!;
@@ -198,6 +220,7 @@ describe("reconciliation", () => {
       expect.objectContaining({ clientId: o.clientId, action: "resend_create" }),
     );
     expect(resent).toEqual([o.clientId]);
+    await sending;
     expect(o.status).toBe(Status.New);
     const open = await r.stack.client.listSpotOrders({ open: true });
     expect(open.orders.filter((x) => x.client_order_id === o.clientId)).toHaveLength(1);

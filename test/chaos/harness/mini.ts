@@ -1,21 +1,25 @@
 /**
  * Component-level target for the scenarios that need no engine: the real REST stack, rate limiter,
- * order store and OrderSync (streams + poller + reconciler) against a simulator, glued by the few
- * lines the engine performs per create and cancel (store → limiter → REST → outcome). Every order
- * decision is made by product code; this file only forwards outcomes.
+ * order store, venue sync (the one resolver and the one poller) and OrderSync (streams + reconciler)
+ * against a simulator, glued by the few lines the engine performs per create and cancel (store →
+ * limiter → REST → outcome). Every order decision is made by product code; this file only forwards
+ * outcomes.
  */
 
+import pino from "pino";
 import type { SimHandle } from "../../../sim/index.js";
 import { INSTRUMENTS } from "../../../sim/index.js";
 import type { KeyPair } from "../../../src/auth/keys.js";
 import { ClockError } from "../../../src/clock/clockSync.js";
+import { loadConfig } from "../../../src/config/load.js";
 import type { Instrument, Surface } from "../../../src/domain/types.js";
 import { type LimitClass, type LimiterOptions, RateLimiter } from "../../../src/limits/index.js";
-import { Ev, type Order, OrderStore, Source, Status } from "../../../src/orders/index.js";
+import { Ev, gridOf, type Order, OrderStore, Source, Status } from "../../../src/orders/index.js";
 import { AuthError, RateLimitedError, RestError, ValidationError } from "../../../src/rest/errors.js";
 import { makeGrid } from "../../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../../src/rest/stack.js";
 import { OrderSync } from "../../../src/streams/index.js";
+import { VenueSync } from "../../../src/venue/sync.js";
 import { type GatewayView, normFromStore } from "./truth.js";
 
 export const CHAOS_INSTRUMENTS: Instrument[] = INSTRUMENTS.map((i, n) => ({
@@ -98,6 +102,8 @@ export class MiniGateway {
   readonly store: OrderStore;
   readonly stack: RestStack;
   readonly sync: OrderSync;
+  /** The one resolver and the one poller. */
+  readonly venue: VenueSync;
   readonly limiter: RateLimiter | undefined;
   readonly stats: MiniStats = {
     creates: 0,
@@ -148,6 +154,33 @@ export class MiniGateway {
     });
     for (const i of CHAOS_INSTRUMENTS)
       this.stack.client.setGrid(i.surface, i.symbol, makeGrid(i.tickSize, i.qtyStep));
+    const store = this.store;
+    const counter = { inc() {} };
+    const grids = new Map(CHAOS_INSTRUMENTS.map((i) => [i.id, { grid: gridOf(i) }]));
+    this.venue = new VenueSync(
+      {
+        store,
+        applyVenueEvent: (ev) => store.apply(ev),
+        resendCreate: (ord) => {
+          this.stats.resends++;
+          this.track(this.sendCreate(ord));
+        },
+        doSendCancel: (ord) => this.track(this.sendCancel(ord)),
+      },
+      this.stack.client,
+      { byId: (id) => grids.get(id) },
+      this.limiter,
+      undefined,
+      { resolutions: counter, escalations: counter, invalidEvents: counter },
+      pino({ level: "silent" }),
+      loadConfig({
+        env: {},
+        overrides: {
+          "streams.pollIntervalMs": o.pollIntervalMs ?? 100,
+          "orders.unknownQueryIntervalMs": 100,
+        },
+      }),
+    );
     this.sync = new OrderSync({
       store: this.store,
       rest: this.stack.client,
@@ -156,23 +189,16 @@ export class MiniGateway {
       apiKey: o.keys.apiKey,
       streamBaseUrl: o.streamBaseUrl ?? o.sim.baseUrl,
       staleMs: o.staleMs ?? 30_000,
-      pollIntervalMs: o.pollIntervalMs ?? 100,
       backoff: { minMs: 50, maxMs: 300 },
       reconcileRetryMs: 100,
-      reconcileRetryDelayMs: 20,
-      actions: {
-        resendCreate: (ord) => {
-          this.stats.resends++;
-          return this.sendCreate(ord);
-        },
-        resendCancel: (ord) => this.sendCancel(ord),
-      },
+      venue: this.venue,
     });
   }
 
   static async start(o: MiniOptions): Promise<MiniGateway> {
     const g = new MiniGateway(o);
     await g.stack.start();
+    await g.venue.start();
     await g.sync.start();
     return g;
   }
@@ -372,6 +398,7 @@ export class MiniGateway {
   async stop(): Promise<void> {
     await this.idle();
     await this.sync.stop();
+    await this.venue.stop();
     this.limiter?.close();
     await this.stack.stop();
   }

@@ -54,7 +54,7 @@ export function streamScenarios(): void {
         );
         expect(proxy.isCut).toBe(true);
         expect(during.details).toEqual([]);
-        expect(gw.sync.poller.stats.rounds).toBeGreaterThan(0);
+        expect(gw.venue.poller.stats.rounds).toBeGreaterThan(0);
         // The stream comes back: it must be reconciled before it is trusted again.
         await until(() => gw.sync.orderStream?.up === true, CUT_MS + 3_000, "stream back up");
         await until(
