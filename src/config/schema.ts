@@ -247,7 +247,7 @@ const TABLE = [
     path: "streams.pollIntervalMs",
     type: int(50, 60_000),
     def: 1_000,
-    doc: "poll live orders this often while a stream is down (and always for HFT)",
+    doc: "live polling: read a surface's open list (HFT: and executions) this often while no trusted stream covers it and it holds live orders",
   },
   {
     path: "streams.holdNewOrdersDuringReconcile",
@@ -417,13 +417,13 @@ const TABLE = [
     path: "streams.hftAuditIntervalMs",
     type: int(0, 3_600_000),
     def: 30_000,
-    doc: "while the HFT stream is trusted, poll HFT realtime and executions this often instead of every pollIntervalMs (0 = never)",
+    doc: "audit of HFT while the HFT stream is trusted: its open list and executions this often instead of every pollIntervalMs (0 = never)",
   },
   {
     path: "streams.auditIntervalMs",
     type: int(0, 600_000),
     def: 2_000,
-    doc: "while a push stream is trusted, re-read the open-order lists this often to catch a lost message (0 = off)",
+    doc: "audit of a surface whose push stream is trusted (Spot; HFT has its own): re-read its open-order list this often to catch a lost message; also the pace of a live-polled surface holding no live orders, never faster than pollIntervalMs (0 = off)",
   },
   // market data (public feeds for risk and strategies)
   {
