@@ -2,7 +2,9 @@
  * Account state pushed to every session: Spot balances, HFT positions (ledger from fills, replaced by
  * `/v5/position/list` snapshots and a re-read shortly after fills), and the rate-limit credit.
  */
+
 import type { Logger } from "pino";
+import type { Config } from "../config/load.js";
 import type { LimitClass, RateLimiter } from "../limits/index.js";
 import { DEFAULT_LIMIT_TABLE } from "../limits/index.js";
 import type { FillReport, Order } from "../orders/index.js";
@@ -20,7 +22,7 @@ import { balanceBody } from "./wireMap.js";
 export const EAGER_QUERY_CREDIT = 25;
 
 export interface AccountOptions {
-  hftCategory: string;
+  venue: Pick<Config["venue"], "hftCategory">;
   /** BalanceUpdate / PositionUpdate: at most one per asset / position per this many ms (last wins); 100. */
   pushIntervalMs?: number;
   /** After an HFT fill, re-read `/v5/position/list` this many ms later (bursts share one read); 250. */
@@ -107,7 +109,7 @@ export class Account {
 
   /** A `/v5/position/list` snapshot of the whole category: replaces the ledger, pushes what changed. */
   onPositions(rows: readonly V5Position[]): void {
-    const cat = this.d.options.hftCategory;
+    const cat = this.d.options.venue.hftCategory;
     for (const k of this.positions.snapshot(rows, (sym) => this.d.book.find("hft", cat, sym)))
       this.pushPosition(k);
   }
@@ -158,7 +160,7 @@ export class Account {
     }
     this.refreshing = true;
     try {
-      const res = await this.d.client.positions({ category: this.d.options.hftCategory });
+      const res = await this.d.client.positions({ category: this.d.options.venue.hftCategory });
       limiter?.reportOutcome("hft.query", 200);
       if (!this.d.run.dead) this.onPositions(res.list ?? []);
     } catch (err) {

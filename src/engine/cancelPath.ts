@@ -3,6 +3,7 @@
  * acked, or refuse) → rate limiter (priority) → REST → answer or failure → store. Refusals are
  * answered with CancelReject; the final Cancelled comes from the venue sync.
  */
+import type { Config } from "../config/load.js";
 import type { CancelCmd, SessionInfo } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
@@ -26,9 +27,9 @@ import type { RunState } from "./runState.js";
 import { type AnswerRecordApplier, recordFailure } from "./venueAnswers.js";
 import { CANCEL_REASON, cancelRejectBody } from "./wireMap.js";
 
+/** The cancel path's knobs, read from the config's sections (schema.ts documents each). */
 export interface CancelOptions {
-  hftCategory: string;
-  cancelWaitMs: number;
+  limits: Pick<Config["limits"], "cancelWaitMs">;
 }
 
 export interface CancelPathDeps {
@@ -118,7 +119,7 @@ export class CancelPath {
   private send(o: Order): void {
     if (this.d.run.replaying) return;
     const cls: LimitClass = surfaceOf(this.d.surfaces, o).classOf("cancel");
-    const lim = this.d.limiter?.acquire(cls, "cancel", this.d.options.cancelWaitMs);
+    const lim = this.d.limiter?.acquire(cls, "cancel", this.d.options.limits.cancelWaitMs);
     if (lim === undefined || lim.status === "granted") this.sendNow(o, cls);
     else if (lim.status === "rejected") this.throttled(o, lim);
     else

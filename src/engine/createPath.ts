@@ -3,8 +3,10 @@
  * REST (pre-signed) → answer or failure → store. The store's change then reaches the strategy through
  * the notifier; what this path tells the strategy itself is the refusals it decides locally.
  */
+
 import type { Logger } from "pino";
 import { ClockError } from "../clock/clockSync.js";
+import type { Config } from "../config/load.js";
 import type { NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
@@ -37,12 +39,11 @@ import {
   TYPE_FROM_WIRE,
 } from "./wireMap.js";
 
+/** The create path's knobs, read from the config's sections (schema.ts documents each). */
 export interface CreateOptions {
-  hftCategory: string;
-  spotExpirySeconds: number;
-  createWaitMs: number;
-  /** Query an HFT order right after its ack (see answered). Default true. */
-  hftQueryAfterAck?: boolean;
+  limits: Pick<Config["limits"], "createWaitMs">;
+  /** `hftQueryAfterAck`: query an HFT order right after its ack (see answered). */
+  orders: Pick<Config["orders"], "hftQueryAfterAck">;
 }
 
 export interface CreatePathDeps {
@@ -175,7 +176,7 @@ export class CreatePath {
       reason: `no=${cmd.clOrdNo};inst=${e.key};pos=${order.positionIdx}`,
     });
     const cls: LimitClass = d.surfaces[inst.surface].classOf("create");
-    const lim = d.limiter?.acquire(cls, "create", d.options.createWaitMs);
+    const lim = d.limiter?.acquire(cls, "create", d.options.limits.createWaitMs);
     if (lim === undefined || lim.status === "granted") {
       this.send(order, e, priceText, qtyText, 1);
     } else if (lim.status === "rejected") {
@@ -278,7 +279,7 @@ export class CreatePath {
     // at the next poll, when the query budget has room (IOC/FOK/market always do).
     if (
       s.queryAfterAck &&
-      d.options.hftQueryAfterAck !== false &&
+      d.options.orders.hftQueryAfterAck &&
       // A trusted HFT push stream reports the order: the HFT bucket is left to creates and cancels.
       !(o.surface === "hft" && d.run.hftPushTrusted) &&
       !TERMINAL[o.status] &&

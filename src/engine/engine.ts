@@ -11,6 +11,7 @@
  *   control.ts     kill switch, trading states
  */
 import type { Logger } from "pino";
+import type { Config } from "../config/load.js";
 import type {
   CancelAllCmd,
   CancelCmd,
@@ -45,10 +46,10 @@ import { FuturesSurface } from "../venue/futures.js";
 import { HftSurface } from "../venue/hft.js";
 import { SpotSurface } from "../venue/spot.js";
 import type { Surfaces } from "../venue/surface.js";
-import { Account } from "./account.js";
-import { CancelPath } from "./cancelPath.js";
+import { Account, type AccountOptions } from "./account.js";
+import { type CancelOptions, CancelPath } from "./cancelPath.js";
 import { Control } from "./control.js";
-import { CreatePath } from "./createPath.js";
+import { type CreateOptions, CreatePath } from "./createPath.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import { Notifier } from "./notifier.js";
@@ -57,20 +58,17 @@ import { RunState } from "./runState.js";
 import { AnswerRecordApplier } from "./venueAnswers.js";
 import { updateBody } from "./wireMap.js";
 
-export interface EngineOptions {
-  hftCategory: string;
-  spotExpirySeconds: number;
-  createWaitMs: number;
-  cancelWaitMs: number;
-  /** Futures open-list poll cadence (ms); default 3000. */
-  futuresPollMs?: number;
-  /** Query an HFT order right after its ack (see CreatePath). Default true. */
-  hftQueryAfterAck?: boolean;
-  /** BalanceUpdate / PositionUpdate: at most one per asset / position per this many ms (last wins); 100. */
-  pushIntervalMs?: number;
-  /** After an HFT fill, re-read `/v5/position/list` this many ms later (bursts share one read); 250. */
-  positionRefreshMs?: number;
-}
+/**
+ * The engine's knobs: the config's own sections (the start-up passes the config whole; each part
+ * picks what it reads), plus the account's two pacing settings, which are no knobs.
+ */
+export type EngineOptions = CreateOptions &
+  CancelOptions &
+  AccountOptions & {
+    orders: Pick<Config["orders"], "spotExpirySeconds">;
+    /** `futuresPollMs` (default 3000 when absent). */
+    venue: Partial<Pick<Config["venue"], "futuresPollMs">>;
+  };
 
 export interface EngineDeps {
   client: RestClient;
@@ -151,9 +149,9 @@ export class Engine implements GatewayEngine, OrderListener {
     const answerRecords = new AnswerRecordApplier(d.instruments, store, d.metrics);
     // The venue surfaces the command path speaks to (a further venue API is a third entry).
     const surfaces: Surfaces = {
-      spot: new SpotSurface(d.client, d.options.spotExpirySeconds),
-      hft: new HftSurface(d.client, d.options.hftCategory),
-      futures: new FuturesSurface(d.client, d.options.futuresPollMs ?? 3_000),
+      spot: new SpotSurface(d.client, d.options.orders.spotExpirySeconds),
+      hft: new HftSurface(d.client, d.options.venue.hftCategory),
+      futures: new FuturesSurface(d.client, d.options.venue.futuresPollMs ?? 3_000),
     };
     const common = { client: d.client, limiter: d.limiter, journal: d.journal, metrics: d.metrics };
     this.creates = new CreatePath({

@@ -15,6 +15,7 @@ import { listJournals } from "../journal/reader.js";
 import { Journal } from "../journal/writer.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../limits/index.js";
 import { TERMINAL } from "../orders/index.js";
+import { riskFromKnobs } from "../risk/config.js";
 import { RiskGate } from "../risk/riskGate.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
 import { type VenueFeed, VenueSync } from "../venue/sync.js";
@@ -108,16 +109,7 @@ async function boot(
   log.info({ count: instruments.size }, "instruments loaded");
 
   // 4. risk, limits, metrics
-  const risk = new RiskGate({
-    maxOpenOrdersPerSession: config.risk.maxOpenOrdersPerSession,
-    maxOpenOrdersPerInstrument: config.risk.maxOpenOrdersPerInstrument,
-    maxOrderNotionalByQuote: { INR: config.risk.maxOrderNotionalInr, USDT: config.risk.maxOrderNotionalUsdt },
-    priceBandBps: config.risk.priceBandBps,
-    noReference: { market: config.risk.noReferenceMarket, limit: config.risk.noReferenceLimit },
-    referenceMaxAgeMs: config.risk.referenceMaxAgeMs,
-    duplicateWindowMs: config.risk.duplicateWindowMs,
-    ...opts.risk,
-  });
+  const risk = new RiskGate({ ...riskFromKnobs(config.risk), ...opts.risk });
   for (const i of instruments.all()) risk.addInstrument(i);
   const metrics = new EngineMetrics();
   let engineRef: Engine | undefined;
@@ -160,14 +152,7 @@ async function boot(
     journal,
     metrics,
     log,
-    options: {
-      hftCategory: config.venue.hftCategory,
-      spotExpirySeconds: config.orders.spotExpirySeconds,
-      createWaitMs: config.limits.createWaitMs,
-      cancelWaitMs: config.limits.cancelWaitMs,
-      hftQueryAfterAck: config.orders.hftQueryAfterAck,
-      futuresPollMs: config.venue.futuresPollMs,
-    },
+    options: config,
     // The venue sync and the feeds are built around the engine (below); these run only once they are.
     links: {
       resolveSoon: (o) => sync.resolveSoon(o),

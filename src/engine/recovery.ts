@@ -1,6 +1,7 @@
 /**
  * Restart recovery, step one: replay earlier journal files through the order store to rebuild every
- * session's orders (same client ids, same owners by session name). Step two is the venue
+ * session's orders (same client ids, same owners by session name); at start-up one consumer of the
+ * single journal read (startJournal.ts). Step two is the venue
  * reconciliation (`VenueSync.reconcile`), the same path a stream reconnect takes; orders whose last
  * request has no known outcome are resolved by client id there, before anything is re-sent.
  */
@@ -8,6 +9,7 @@ import { statSync } from "node:fs";
 import { basename } from "node:path";
 import type { Logger } from "pino";
 import {
+  type JournalConsumer,
   type JournalRecord,
   listJournals,
   REFUSED_LOCALLY,
@@ -78,6 +80,19 @@ function steps(text: string | undefined, step: string): number {
   return n === undefined ? -1 : Number(n);
 }
 
+/** What a read of the journal files came to (the reader's counts). */
+export interface JournalReadCounts {
+  files: number;
+  records: number;
+  tornBytes: number;
+}
+
+/** The order replay as one consumer of the start-up read (its records in journal order), then a summary. */
+export interface OrderReplay extends JournalConsumer {
+  finish(read: JournalReadCounts, log: Logger): { summary: ReplaySummary; replayedIds: string[] };
+}
+
+/** Reads the earlier files (all but `exclude`) into the engine on its own: one consumer, one pass. */
 export function replayInto(
   engine: Engine,
   book: InstrumentBook,
@@ -86,6 +101,17 @@ export function replayInto(
   log: Logger,
 ): { summary: ReplaySummary; replayedIds: string[] } {
   const files = chronological(listJournals(dir).filter((f) => f !== exclude));
+  const r = orderReplay(engine, book);
+  // In replay mode: no requests, no messages (only the store, risk and owners are rebuilt).
+  const res = engine.run.replay(() => replayJournals(files, (rec) => r.add(rec)));
+  return r.finish({ files: files.length, ...res }, log);
+}
+
+/**
+ * Rebuilds the store, risk and owners from journal records fed in order (`add`, run inside the
+ * engine's replay mode), then restores the trading state and sums up (`finish`).
+ */
+export function orderReplay(engine: Engine, book: InstrumentBook): OrderReplay {
   const store = engine.store;
   const ev = newEvent();
   const all: JournalRecord[] = [];
@@ -232,29 +258,30 @@ export function replayInto(
         return;
     }
   };
-  // In replay mode: no requests, no messages (only the store, risk and owners are rebuilt).
-  const res = engine.run.replay(() => replayJournals(files, apply));
-  if (lastState !== undefined && lastState !== "active") {
-    engine.restoreTradingState(lastState);
-    log.warn({ state: lastState }, "trading state restored from the journal");
-  }
-  const unresolved = unresolvedRequests(all);
-  let orders = 0;
-  const replayedIds: string[] = [];
-  for (const r of all)
-    if (r.k === "cmd" && r.op === "new" && r.clientId && store.byClientId(r.clientId)) orders++;
-  for (const o of store.liveSet()) if (!TERMINAL[o.status]) replayedIds.push(o.clientId);
-  const summary: ReplaySummary = {
-    files: files.length,
-    records: res.records,
-    orders,
-    live: replayedIds.length,
-    unresolved: unresolved.length,
-    skipped,
-    tornBytes: res.tornBytes,
+  const finish = (read: JournalReadCounts, log: Logger) => {
+    if (lastState !== undefined && lastState !== "active") {
+      engine.restoreTradingState(lastState);
+      log.warn({ state: lastState }, "trading state restored from the journal");
+    }
+    const unresolved = unresolvedRequests(all);
+    let orders = 0;
+    const replayedIds: string[] = [];
+    for (const r of all)
+      if (r.k === "cmd" && r.op === "new" && r.clientId && store.byClientId(r.clientId)) orders++;
+    for (const o of store.liveSet()) if (!TERMINAL[o.status]) replayedIds.push(o.clientId);
+    const summary: ReplaySummary = {
+      files: read.files,
+      records: read.records,
+      orders,
+      live: replayedIds.length,
+      unresolved: unresolved.length,
+      skipped,
+      tornBytes: read.tornBytes,
+    };
+    if (read.files > 0) log.info(summary, "journal replayed");
+    return { summary, replayedIds };
   };
-  if (files.length > 0) log.info(summary, "journal replayed");
-  return { summary, replayedIds };
+  return { add: apply, finish };
 }
 
 function exchangeIdOf(body: string | undefined): string {

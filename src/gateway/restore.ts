@@ -4,7 +4,7 @@
  * A restarted gateway continues each one: same session id, seq numbers after the last one journaled,
  * the last `ring` frames ready for a resume, the privilege level it was created with.
  */
-import { replayJournals } from "../journal/reader.js";
+import { type JournalConsumer, readJournalsInto } from "../journal/reader.js";
 import type { JournalRecord } from "../journal/records.js";
 
 export interface RestoredSession {
@@ -58,7 +58,7 @@ function frameSessionId(f: Buffer): number {
 }
 
 /** Feeds records in journal order; `result()` once all files are read. */
-export class SessionRestorer {
+export class SessionRestorer implements JournalConsumer {
   private readonly byName = new Map<string, Acc>();
   private maxSid = 0;
   private lastTs = 0;
@@ -118,7 +118,8 @@ export class SessionRestorer {
     return a;
   }
 
-  result(): RestoreResult {
+  /** The sessions to continue, judged idle or not as of `nowMs` (default: the options' `nowMs`). */
+  result(nowMs: number = this.opts.nowMs): RestoreResult {
     const all: RestoredSession[] = [];
     for (const [name, a] of this.byName) {
       // Connected when the journal ends: the previous process died (or stopped) with it connected.
@@ -128,7 +129,7 @@ export class SessionRestorer {
     }
     const o = this.opts;
     const kept = all
-      .filter((s) => o.nowMs - s.idleSinceMs <= o.retentionMs)
+      .filter((s) => nowMs - s.idleSinceMs <= o.retentionMs)
       .sort((x, y) => y.idleSinceMs - x.idleSinceMs)
       .slice(0, o.maxSessions);
     return { sessions: kept, maxSessionId: this.maxSid, expired: all.length - kept.length };
@@ -137,7 +138,7 @@ export class SessionRestorer {
 
 /**
  * Reads the given journal files (oldest first) and returns the sessions to continue; `tap` sees every
- * record too (the engine's told-vs-known ledger reads the same pass).
+ * record too. (Start-up feeds a `SessionRestorer` from its one read instead: engine/startJournal.ts.)
  */
 export function restoreSessions(
   files: readonly string[],
@@ -145,9 +146,6 @@ export function restoreSessions(
   tap?: (rec: JournalRecord) => void,
 ): RestoreResult {
   const r = new SessionRestorer(opts);
-  replayJournals(files, (rec) => {
-    r.add(rec);
-    tap?.(rec);
-  });
+  readJournalsInto(files, tap === undefined ? [r] : [r, { add: tap }]);
   return r.result();
 }

@@ -107,3 +107,21 @@ export function replayJournals(
   }
   return { records, tornBytes, corrupt };
 }
+
+/** One consumer of a read: every record, in journal order. */
+export interface JournalConsumer {
+  add(rec: JournalRecord): void;
+}
+
+/**
+ * Reads the given files once, in order, handing every record to each consumer in turn (start-up:
+ * the order replay, the session restorer, the told-vs-known ledger, from one pass).
+ */
+export function readJournalsInto(
+  paths: readonly string[],
+  consumers: readonly JournalConsumer[],
+): { records: number; tornBytes: number; corrupt: number } {
+  return replayJournals(paths, (rec) => {
+    for (const c of consumers) c.add(rec);
+  });
+}

@@ -3,6 +3,7 @@
  * a caller passes only what it changes. Quantities and values are decimal strings in the
  * instrument's own units; they are turned into integer lots/ticks once, when an instrument is added.
  */
+import type { Config } from "../config/load.js";
 import type { TradingState } from "./tradingState.js";
 
 export interface InstrumentLimits {
@@ -79,5 +80,28 @@ export function riskConfig(partial: Partial<RiskConfig> = {}): RiskConfig {
     ...partial,
     noReference: { ...DEFAULT_RISK_CONFIG.noReference, ...partial.noReference },
     triggers: { ...DEFAULT_RISK_CONFIG.triggers, ...partial.triggers },
+  };
+}
+
+/**
+ * The config's `risk.*` knobs as a RiskConfig: knobs named as a RiskConfig field pass through as they
+ * are (the type below refuses one that is neither a field nor mapped here); the reference-price knobs
+ * belong to the reference prices, not the gate.
+ */
+export function riskFromKnobs(k: Config["risk"]): Partial<RiskConfig> {
+  const {
+    maxOrderNotionalInr,
+    maxOrderNotionalUsdt,
+    noReferenceMarket,
+    noReferenceLimit,
+    spotReferenceStream: _stream,
+    hftReferencePollMs: _poll,
+    ...same
+  } = k;
+  const passed: Pick<RiskConfig, keyof typeof same> = same;
+  return {
+    ...passed,
+    maxOrderNotionalByQuote: { INR: maxOrderNotionalInr, USDT: maxOrderNotionalUsdt },
+    noReference: { market: noReferenceMarket, limit: noReferenceLimit },
   };
 }

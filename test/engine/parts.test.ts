@@ -90,7 +90,11 @@ function build(opts: { limiter?: RateLimiter; journal?: Journal; sweep?: () => v
     journal: opts.journal,
     metrics: new EngineMetrics(),
     log: silent,
-    options: { hftCategory: "linear", spotExpirySeconds: 0, createWaitMs: 0, cancelWaitMs: 0 },
+    options: {
+      venue: { hftCategory: "linear" },
+      orders: { spotExpirySeconds: 0, hftQueryAfterAck: true },
+      limits: { createWaitMs: 0, cancelWaitMs: 0 },
+    },
     links: { venueSweep: opts.sweep },
   });
   return { engine, book, risk, inst: e.inst, rest };
