@@ -144,6 +144,11 @@ export class Bus {
     })();
   }
 
+  /** The server the bus connection is on now (`host:port`), "" when down. */
+  get server(): string {
+    return this.up && this.nc !== undefined ? this.nc.getServer() : "";
+  }
+
   /** Remote connections open now. */
   get remoteConnections(): number {
     return this.sessions?.open ?? 0;

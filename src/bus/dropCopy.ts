@@ -119,6 +119,11 @@ export class DropCopy {
     return this.queue.length - this.head;
   }
 
+  /** The stream is there and publishing runs (not during a resync or while NATS is away). */
+  get streaming(): boolean {
+    return this.ready;
+  }
+
   get lastDc(): number {
     return this.nextDc - 1;
   }

@@ -44,7 +44,7 @@ export async function readDropCopy(nc: NatsConnection, o: ReadOptions): Promise<
     opt_start_seq: from,
   });
   let lastSeq = from - 1;
-  let msgs: ConsumerMessages | undefined = await consumer.consume({ max_messages: 512 });
+  let msgs: ConsumerMessages | undefined = await consumer.consume({ max_messages: 512, expires: 2000 });
   const loop = (async () => {
     for await (const m of msgs!) {
       const seq = m.seq;
