@@ -19,6 +19,7 @@ export const COMMANDS: Readonly<Record<string, string>> = {
   sign: "sign",
   replay: "replay",
   bench: "bench",
+  tail: "tail",
 };
 
 export async function loadCommand(name: string): Promise<CommandModule | undefined> {

@@ -3,6 +3,8 @@
  * transport — logon with a token, orders acked and cancelled, cancel-on-disconnect when the strategy
  * goes silent (its NATS connection dropped, no goodbye), and a resume from the last seq without gaps.
  */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogonRejectedError } from "../../src/client/index.js";
@@ -10,7 +12,7 @@ import type { EngineHandle } from "../../src/engine/index.js";
 import { Status } from "../../src/orders/index.js";
 import { CODES, CodPolicy, OrderStatus, Side } from "../../src/protocol/schema.js";
 import { next, until } from "../e2e/harness.js";
-import { type BusWorld, busWorld, instId, natsAs, natsMissing, remoteClient } from "./fixture.js";
+import { type BusWorld, busWorld, instId, natsAs, natsMissing, PASS, remoteClient } from "./fixture.js";
 
 describe.skipIf(natsMissing)("remote strategy over NATS", () => {
   let w: BusWorld;
@@ -81,5 +83,26 @@ describe.skipIf(natsMissing)("remote strategy over NATS", () => {
     expect(seqs).toEqual(seqs.map((_, i) => seen + 1 + i));
     expect(gaps).toEqual([]);
     await again.logout();
+  });
+
+  it("hftgate tail prints the account's drop copy from a stream sequence, in order", async () => {
+    await until(() => gw.bus!.dropCopy!.pending === 0 && gw.bus!.dropCopy!.lastDc >= 4, 5000, "published");
+    const cli = new URL("../../dist/src/cli.js", import.meta.url).pathname;
+    const args = ["tail", "--servers", w.cluster.servers.join(","), "--user", "risk-A", "--account", "A"];
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [cli, ...args, "--from", "2", "--count", "3", "--json"],
+      {
+        env: { ...process.env, HFTGATE_BUS_NATS_PASSWORD: PASS },
+        timeout: 15_000,
+      },
+    );
+    const rows = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { seq: number; dcSeq: number; type: string });
+    expect(rows.map((r) => r.seq)).toEqual([2, 3, 4]);
+    expect(rows[1]!.dcSeq).toBe(rows[0]!.dcSeq + 1);
+    expect(rows.every((r) => typeof r.type === "string" && r.type.length > 0)).toBe(true);
   });
 });
