@@ -73,6 +73,19 @@ const TABLE = [
     def: "/v5/order/cancel",
     doc: "[assumed] HFT cancel path (not in the published index)",
   },
+  // ---- amend (issue 13) ----
+  {
+    path: "venue.hftAmendPath",
+    type: str(),
+    def: "/v5/order/amend",
+    doc: "[assumed] HFT amend path (not in the published index; Bybit-v5 style)",
+  },
+  {
+    path: "venue.hftAmendBy",
+    type: oneOf("orderId", "orderLinkId"),
+    def: "orderId",
+    doc: "[assumed] which id the HFT amend body names the order by (the other is left out)",
+  },
   {
     path: "venue.spotExchanges",
     type: { kind: "list", values: ["coinswitchx", "c2c1", "c2c2"] },

@@ -202,7 +202,13 @@ export class CancelPath {
     }
     const text =
       err instanceof ValidationError ? err.exchangeMessage || err.message : String((err as Error)?.message);
+    // A cancel-replace's cancel: the amend path answers the strategy (AmendReject), not a CancelReject.
+    const replacing = o.replacedBy > 0;
     d.store.cancelOutcome(o.clientId, EV.CancelRejected, undefined, text);
+    if (replacing) {
+      if (!TERMINAL[o.status]) d.resolveSoon(o);
+      return;
+    }
     d.metrics.cancelRejects.inc();
     const reason =
       err instanceof RateLimitedError || err instanceof NetworkError

@@ -13,6 +13,7 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/load.js";
 import type {
+  AmendCmd,
   CancelAllCmd,
   CancelCmd,
   DisconnectReason,
@@ -38,6 +39,7 @@ import {
   type Status,
 } from "../orders/index.js";
 import type { Ev } from "../orders/status.js";
+import { monoNs } from "../protocol/clock.js";
 import { type Body, CancelAllScope, QueryScope } from "../protocol/schema.js";
 import type { RestClient } from "../rest/client.js";
 import type { V5Position } from "../rest/wire.js";
@@ -45,8 +47,9 @@ import type { RiskGate } from "../risk/riskGate.js";
 import { FuturesSurface } from "../venue/futures.js";
 import { HftSurface } from "../venue/hft.js";
 import { SpotSurface } from "../venue/spot.js";
-import type { Surfaces } from "../venue/surface.js";
+import type { Surfaces, VenueSurface } from "../venue/surface.js";
 import { Account, type AccountOptions } from "./account.js";
+import { AmendPath } from "./amendPath.js";
 import { type CancelOptions, CancelPath } from "./cancelPath.js";
 import { Control } from "./control.js";
 import { type CreateOptions, CreatePath } from "./createPath.js";
@@ -66,8 +69,8 @@ export type EngineOptions = CreateOptions &
   CancelOptions &
   AccountOptions & {
     orders: Pick<Config["orders"], "spotExpirySeconds">;
-    /** `futuresPollMs` (default 3000 when absent). */
-    venue: Partial<Pick<Config["venue"], "futuresPollMs">>;
+    /** `futuresPollMs` (default 3000 when absent); `hftAmendBy` [assumed] (default orderId). */
+    venue: Partial<Pick<Config["venue"], "futuresPollMs" | "hftAmendBy">>;
   };
 
 export interface EngineDeps {
@@ -104,6 +107,7 @@ export class Engine implements GatewayEngine, OrderListener {
   readonly notifier: Notifier;
   readonly creates: CreatePath;
   readonly cancels: CancelPath;
+  readonly amends: AmendPath;
   readonly control: Control;
   private readonly book: InstrumentBook;
   private readonly journal: Journal | undefined;
@@ -150,7 +154,7 @@ export class Engine implements GatewayEngine, OrderListener {
     // The venue surfaces the command path speaks to (a further venue API is a third entry).
     const surfaces: Surfaces = {
       spot: new SpotSurface(d.client, d.options.orders.spotExpirySeconds),
-      hft: new HftSurface(d.client, d.options.venue.hftCategory),
+      hft: new HftSurface(d.client, d.options.venue.hftCategory, d.options.venue.hftAmendBy),
       futures: new FuturesSurface(d.client, d.options.venue.futuresPollMs ?? 3_000),
     };
     const common = { client: d.client, limiter: d.limiter, journal: d.journal, metrics: d.metrics };
@@ -180,6 +184,19 @@ export class Engine implements GatewayEngine, OrderListener {
       run,
       options: d.options,
       resolveSoon,
+    });
+    this.amends = new AmendPath({
+      ...common,
+      book: d.instruments,
+      risk: d.risk,
+      store,
+      owners,
+      surfaces,
+      cancels: this.cancels,
+      run,
+      options: { amendWaitMs: d.options.limits.createWaitMs, cancelWaitMs: d.options.limits.cancelWaitMs },
+      resolveSoon,
+      placeReplacement: (session, cmd) => this.creates.onNewOrder(session, cmd, monoNs()),
     });
     this.control = new Control({
       risk: d.risk,
@@ -247,7 +264,14 @@ export class Engine implements GatewayEngine, OrderListener {
   }
 
   onCancel(session: SessionInfo, cmd: CancelCmd, recvNs: number): void {
-    this.cancels.onCancel(session, cmd, recvNs);
+    // A cancel of an order being replaced drops the replacement (its cancel is already on the way).
+    const o = this.store.bySessionOrder(this.owners.ownerOfSession(session), cmd.clOrdNo);
+    if (o === undefined || !this.amends.replaces.cancelDuringReplace(o))
+      this.cancels.onCancel(session, cmd, recvNs);
+  }
+
+  onAmend(session: SessionInfo, cmd: AmendCmd, recvNs: number): void {
+    this.amends.onAmend(session, cmd, recvNs);
   }
 
   onCancelAll(session: SessionInfo, cmd: CancelAllCmd, _recvNs: number): void {
@@ -296,7 +320,11 @@ export class Engine implements GatewayEngine, OrderListener {
   }
 
   onUpdate(o: Order, prev: Status, cause: Ev): void {
+    // A cancel-replace settles its side before (cancel refused) and after (final) the strategy is told.
+    const replacing = o.replacedBy > 0 && !this.run.replaying;
+    if (replacing) this.amends.replaces.beforeUpdate(o);
     this.notifier.onUpdate(o, prev, cause);
+    if (replacing) this.amends.replaces.afterUpdate(o);
   }
 
   onFill(o: Order, f: FillReport): void {
@@ -329,6 +357,10 @@ export class Engine implements GatewayEngine, OrderListener {
   }
   doSendCancel(o: Order, cls: LimitClass): void {
     this.cancels.sendNow(o, cls);
+  }
+  /** The resolver's record for an in-place amend left unanswered; true when decided. */
+  resolveAmend(o: Order, s: VenueSurface, rec: unknown, deadlinePassed: boolean): boolean {
+    return this.amends.resolveWith(o, s, rec, deadlinePassed);
   }
   restoreTradingState(state: "active" | "reducing" | "halted"): void {
     this.control.restoreTradingState(state);

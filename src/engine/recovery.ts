@@ -135,6 +135,25 @@ export function orderReplay(engine: Engine, book: InstrumentBook): OrderReplay {
       skipped++;
     }
   };
+  /** An Amend's intent (`amend`: the order's target, as the engine recorded it) or its end (`amendDone`). */
+  const replayAmend = (op: string, id: string, price?: string, qty?: string, tag?: string): void => {
+    const o = store.byClientId(id);
+    const e = o ? book.byId(o.instrumentId) : undefined;
+    if (!o || !e) return;
+    if (op === "amendDone") {
+      store.endReplace(o);
+      return;
+    }
+    const replaceBy = Number(/(?:^|;)new=(\d+)/.exec(tag ?? "")?.[1] ?? 0);
+    const px = steps(price, e.inst.tickSize);
+    const lots = steps(qty, e.inst.qtyStep);
+    if (px < 0 || lots < 0) {
+      skipped++;
+      return;
+    }
+    if (replaceBy > 0) engine.noteOrderNo(o.sessionId, replaceBy);
+    store.requestAmend(id, px, lots, replaceBy);
+  };
   const apply = (r: JournalRecord): void => {
     all.push(r);
     const id = r.clientId ?? "";
@@ -152,6 +171,10 @@ export function orderReplay(engine: Engine, book: InstrumentBook): OrderReplay {
         }
         if (r.op === "state") {
           if (r.reason === "active" || r.reason === "reducing" || r.reason === "halted") lastState = r.reason;
+          return;
+        }
+        if (r.op === "amend" || r.op === "amendDone") {
+          replayAmend(r.op, id, r.price, r.qty, r.reason);
           return;
         }
         if (r.op !== "new" || !id) return;
@@ -199,6 +222,7 @@ export function orderReplay(engine: Engine, book: InstrumentBook): OrderReplay {
         // Sent when the journal says (not now): its deadline may have passed during the restart.
         if (r.op === "create") store.markSent(id, sentAt(r.ts));
         else if (r.op === "cancel") store.requestCancel(id);
+        else if (r.op === "amend") o.amendSentNs = sentAt(r.ts);
         return;
       }
       case "res": {
@@ -220,6 +244,13 @@ export function orderReplay(engine: Engine, book: InstrumentBook): OrderReplay {
             } else store.createUnknown(id);
           } else if (r.status !== 429) store.rejectCreate(id, (r.body ?? "").slice(0, 64));
           else store.rejectCreate(id, "429");
+        } else if (r.op === "amend") {
+          // 2xx (or a resolution that saw the target): taken; no answer / 5xx: still open (the
+          // resolver asks the venue after the restart); anything else: refused.
+          store.amendOutcome(
+            id,
+            unknown ? Ev.AmendOutcomeUnknown : r.status < 300 ? Ev.AmendAcked : Ev.AmendRejected,
+          );
         } else if (r.op === "cancel") {
           store.cancelOutcome(
             id,
@@ -259,6 +290,9 @@ export function orderReplay(engine: Engine, book: InstrumentBook): OrderReplay {
     }
   };
   const finish = (read: JournalReadCounts, log: Logger) => {
+    // A cancel-replace begun and not concluded before the restart is abandoned (its cancel is resolved).
+    const abandoned = engine.amends.replaces.abandon();
+    if (abandoned > 0) log.warn({ orders: abandoned }, "cancel-replace abandoned at restart");
     if (lastState !== undefined && lastState !== "active") {
       engine.restoreTradingState(lastState);
       log.warn({ state: lastState }, "trading state restored from the journal");

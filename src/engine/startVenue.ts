@@ -102,6 +102,7 @@ export function createRest(
     pathOverrides: {
       "hft.cancelOrder": config.venue.hftCancelPath,
       "futures.cancelOrder": config.venue.futuresCancelPath,
+      "hft.amendOrder": config.venue.hftAmendPath,
     },
   });
 }

@@ -35,7 +35,7 @@ export function recordFailure(
   limiter: RateLimiter | undefined,
   journal: Journal | undefined,
   o: Order,
-  op: "create" | "cancel",
+  op: "create" | "cancel" | "amend",
   cls: LimitClass,
   err: unknown,
   sentNs: number,

@@ -91,6 +91,8 @@ export class RiskGate {
   private readonly byId = new Map<number, InstrumentState>();
   private readonly sessions = new Map<SessionKey, SessionState>();
   private readonly open = new Map<string, OpenOrder>();
+  /** True inside checkAmend: the duplicate-order window does not apply to an amend. */
+  private amending = false;
   private readonly recent = new Map<string, number>();
   private readonly listeners: RiskListener[] = [];
   private readonly clock: RiskClock;
@@ -211,7 +213,7 @@ export class RiskGate {
       if (breaches(ex ?? ZERO_EXPOSURE, o.side, qty, st.maxSessionPosLots)) return "POSITION_SESSION";
     }
     const dupMs = this.config.duplicateWindowMs;
-    if (dupMs > 0) {
+    if (dupMs > 0 && !this.amending) {
       const seen = this.recent.get(dupKey(o));
       if (seen !== undefined && this.clock.now() - seen < dupMs) return "DUPLICATE_ORDER";
     }
@@ -220,6 +222,45 @@ export class RiskGate {
       else this.stats.unreferencedMarket++;
     }
     return null;
+  }
+
+  /**
+   * An amend of an open order: the amended order (new price, new total quantity) passes the same
+   * checks as a new one, with the order's own open exposure taken out first (it is replaced, not
+   * added); the duplicate-order window does not apply. Reads only (the ledger is as before on return).
+   */
+  checkAmend(clientId: string, o: OrderIntent): RiskRejectCode | null {
+    const oo = this.open.get(clientId);
+    if (oo !== undefined) this.onClosed(clientId);
+    this.amending = true;
+    try {
+      return this.check(o);
+    } finally {
+      this.amending = false;
+      if (oo !== undefined) this.reopen(clientId, oo);
+    }
+  }
+
+  /** An accepted amend: the order's open exposure is now `leavesLots` (its new leaves). */
+  onAmended(clientId: string, leavesLots: number): void {
+    const oo = this.open.get(clientId);
+    if (oo === undefined) return;
+    this.onClosed(clientId);
+    oo.openLots = leavesLots;
+    this.reopen(clientId, oo);
+  }
+
+  private reopen(clientId: string, oo: OpenOrder): void {
+    this.open.set(clientId, oo);
+    if (oo.side === "buy") {
+      oo.inst.openBuy += oo.openLots;
+      oo.exposure.openBuy += oo.openLots;
+    } else {
+      oo.inst.openSell += oo.openLots;
+      oo.exposure.openSell += oo.openLots;
+    }
+    oo.inst.openOrders++;
+    oo.session.openOrders++;
   }
 
   // ---- the open-order ledger -------------------------------------------------------------------

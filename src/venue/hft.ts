@@ -4,6 +4,7 @@ import {
   eventFromV5Execution,
   eventFromV5Order,
   type Grid,
+  NormalizeError,
   type Order,
   type OrderEvent,
   type Source,
@@ -13,7 +14,8 @@ import {
 import type { PreparedRequest, RestClient } from "../rest/client.js";
 import type { OrderGrid } from "../rest/orderParams.js";
 import type { V5Execution, V5List, V5OrderAck, V5OrderRecord } from "../rest/wire.js";
-import type { CreateAnswer, FillList, OpenList, SurfaceOp, VenueSurface } from "./surface.js";
+import { type Dec, stepsOf, tryParseDec } from "../util/decimal.js";
+import type { AmendState, CreateAnswer, FillList, OpenList, SurfaceOp, VenueSurface } from "./surface.js";
 
 const CLASSES: Record<SurfaceOp, LimitClass> = {
   create: "hft.create",
@@ -30,10 +32,14 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   readonly createEndpoint = "hft.createOrder" as const;
   readonly queryAfterAck = true;
   readonly fills: HftExecutions;
+  /** [assumed, Bybit-v5 style] `POST /v5/order/amend` (path: venue.hftAmendPath). */
+  readonly amend = "native" as const;
 
   constructor(
     private readonly client: RestClient,
     readonly category: string,
+    /** [assumed] the id the amend body names the order by (venue.hftAmendBy). */
+    private readonly amendBy: "orderId" | "orderLinkId" = "orderId",
   ) {
     this.fills = new HftExecutions(client, category);
   }
@@ -61,6 +67,20 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
 
   prepareCancel(o: Order): PreparedRequest {
     return this.client.prepareHftCancel({ category: this.category, symbol: o.symbol, orderId: o.exchangeId });
+  }
+
+  prepareAmend(o: Order, priceText: string | undefined, qtyText: string | undefined): PreparedRequest {
+    // [assumed] body `{category, symbol, orderId | orderLinkId, qty?, price?}`; qty is the new total.
+    const body: Record<string, string> = { category: this.category, symbol: o.symbol };
+    if (this.amendBy === "orderId") body.orderId = o.exchangeId;
+    else body.orderLinkId = o.clientId;
+    if (qtyText !== undefined) body.qty = qtyText;
+    if (priceText !== undefined) body.price = priceText;
+    return this.client.prepare("hft.amendOrder", [], JSON.stringify(body));
+  }
+
+  amendStateOf(r: V5OrderRecord, grid: Grid): AmendState {
+    return { priceTicks: onGrid(r.price, grid.tick), qtyLots: onGrid(r.qty, grid.step) };
   }
 
   parseCreate(res: unknown): CreateAnswer<V5OrderRecord> {
@@ -160,4 +180,12 @@ export class HftExecutions implements FillList<V5Execution> {
   normalize(x: V5Execution, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
     eventFromV5Execution(x, grid, source, tsNs, ev);
   }
+}
+
+/** A decimal string as a whole number of grid steps; NormalizeError when it is off the grid. */
+function onGrid(text: string | undefined, step: Dec): number {
+  const d = typeof text === "string" ? tryParseDec(text) : undefined;
+  const n = d === undefined ? undefined : stepsOf(d, step);
+  if (n === undefined) throw new NormalizeError(`not on the grid: ${String(text).slice(0, 32)}`);
+  return Number(n);
 }

@@ -73,6 +73,8 @@ export interface ResolverDeps {
   /** Same-id resends: the create (the store holds the order), the cancel (order live, cancel unknown). */
   resendCreate(o: Order): void;
   resendCancel(o: Order): void;
+  /** An order PendingReplace: the record (undefined = none) decides its amend; true when decided. */
+  resolveAmend?(o: Order, surface: VenueSurface, rec: unknown, deadlinePassed: boolean): boolean;
   /** A query was answered (health: last venue contact) / an order escalated (metrics). */
   onVenueOk(): void;
   onQuery(): void;
@@ -188,6 +190,12 @@ export class Resolver {
       const f = await this.query(o, surface);
       if (this.stopped) return undefined;
       if (f.rec !== undefined) this.d.applier.apply(o, surface, f.rec, Source.Query);
+      if (o.status === Status.PendingReplace) {
+        // An unanswered in-place amend: decided from the record (never re-sent), else asked again.
+        const late = o.amendSentNs + this.deadlineNs <= askedNs;
+        if (!this.d.resolveAmend?.(o, surface, f.rec, late)) this.urgent.add(o.clientId);
+        return undefined;
+      }
       if (!inResolution) return undefined;
       // The record just applied settled it (reported, e.g. in a reconciliation's report); answered
       // meanwhile by other evidence (the create's answer, a stream record): nothing of ours to report.

@@ -29,6 +29,8 @@ export class SpotSurface implements VenueSurface<SpotOrderRecord> {
   readonly journalTag = "spot";
   readonly createEndpoint = "spot.createOrder" as const;
   readonly queryAfterAck = false;
+  /** [docs] Spot v2 has no amend: the engine cancels and places a replacement. */
+  readonly amend = "cancelReplace" as const;
 
   constructor(
     private readonly client: RestClient,

@@ -15,6 +15,18 @@ import type { OrderGrid } from "../rest/orderParams.js";
 /** The operations that spend rate-limit credit, each mapped to its class by the surface. */
 export type SurfaceOp = "create" | "cancel" | "query" | "list";
 
+/**
+ * How a venue changes a working order's price or quantity: `native` in place (prepareAmend), a
+ * `cancelReplace` by the engine (cancel, then a new create once the cancel is confirmed), or `none`.
+ */
+export type AmendMode = "native" | "cancelReplace" | "none";
+
+/** An order's price and total quantity as a venue record shows them, on the order's grid. */
+export interface AmendState {
+  priceTicks: number;
+  qtyLots: number;
+}
+
 /** What the venue answered to a create (or a cancel) that came back 2xx. */
 export interface CreateAnswer<R> {
   /** The venue's order id; "" when the answer did not carry one (a malformed answer). */
@@ -47,6 +59,8 @@ export interface VenueSurface<R = unknown> {
    * surfaces' streams are trusted; undefined = the venue sync's common poll / audit schedule.
    */
   readonly pollEveryMs?: number;
+  /** How this venue amends (a surface that does not say has no amend: AmendReject Unsupported). */
+  readonly amend?: AmendMode;
 
   // ---- the command path ----
   /** Signs and builds the create with the order's client id (throws a typed error on bad input). */
@@ -59,6 +73,8 @@ export interface VenueSurface<R = unknown> {
   ): PreparedRequest;
   /** Builds the cancel of an acked order. */
   prepareCancel(o: Order): PreparedRequest;
+  /** Builds the in-place amend (`amend` = native); undefined texts are left unchanged. */
+  prepareAmend?(o: Order, priceText: string | undefined, qtyText: string | undefined): PreparedRequest;
   /** Reads a 2xx create answer. */
   parseCreate(res: unknown): CreateAnswer<R>;
   /** Reads a 2xx cancel answer: the record when it is one worth applying. */
@@ -79,6 +95,8 @@ export interface VenueSurface<R = unknown> {
   statusOf(r: R): Status;
   /** Status, cumulative quantity and update time: equal prints mean nothing changed. */
   printOf(r: R): string;
+  /** The record's price and total quantity (native amend: did an unanswered amend take?); throws if malformed. */
+  amendStateOf?(r: R, grid: Grid): AmendState;
   /** Normalizes the record into `ev` (throws NormalizeError on a malformed one). */
   normalize(r: R, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void;
 

@@ -45,6 +45,8 @@ export interface SyncEngine {
   applyVenueEvent(ev: OrderEvent): ApplyResult;
   resendCreate(o: Order): void;
   doSendCancel(o: Order, cls: ReturnType<VenueSurface["classOf"]>): void;
+  /** An in-place amend left unanswered, decided from the venue's record (optional). */
+  resolveAmend?(o: Order, s: VenueSurface, rec: unknown, deadlinePassed: boolean): boolean;
 }
 
 export interface SyncBook {
@@ -136,6 +138,7 @@ export class VenueSync implements VenueFeed {
         stats: this.stats,
         resendCreate: (ord) => engine.resendCreate(ord),
         resendCancel: (ord) => engine.doSendCancel(ord, this.surfaces[ord.surface].classOf("cancel")),
+        resolveAmend: (ord, s, rec, late) => engine.resolveAmend?.(ord, s, rec, late) ?? false,
         onVenueOk,
         onQuery: () => metrics.resolutions.inc(),
         onEscalation: () => metrics.escalations.inc(),

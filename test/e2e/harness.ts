@@ -86,6 +86,7 @@ type Events = {
   update: Body<"OrderUpdate">;
   fill: Body<"Fill">;
   cancelReject: Body<"CancelReject">;
+  amendReject: Body<"AmendReject">;
   unknown: Body<"OutcomeUnknown">;
   tradingState: Body<"TradingState">;
   credit: Body<"Credit">;
