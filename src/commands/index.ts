@@ -18,6 +18,7 @@ export const COMMANDS: Readonly<Record<string, string>> = {
   keygen: "keygen",
   sign: "sign",
   replay: "replay",
+  top: "top",
   bench: "bench",
   tail: "tail",
 };

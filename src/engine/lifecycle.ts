@@ -19,6 +19,7 @@ import { riskFromKnobs } from "../risk/config.js";
 import { RiskGate } from "../risk/riskGate.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
 import { type VenueFeed, VenueSync } from "../venue/sync.js";
+import { AdminView } from "./adminView.js";
 import { Engine } from "./engine.js";
 import type { FeedContext } from "./feedContext.js";
 import {
@@ -250,6 +251,27 @@ async function boot(
         "sessions restored from the journal (resumable)",
       );
   }
+  const healthDetail = () => ({
+    venue: config.venue.kind,
+    uptimeMs: Date.now() - started,
+    reconciled: sync.ready,
+    lastVenueOkMsAgo: sync.lastVenueOkMs === 0 ? -1 : Date.now() - sync.lastVenueOkMs,
+    tradingState: risk.state,
+    liveOrders: engine.store.liveSet().size,
+    // sessions held (connected + kept for resume), of which connected / retained
+    sessions: gatewayRef?.counts().sessions ?? 0,
+    sessionsConnected: gatewayRef?.counts().connected ?? 0,
+    sessionsRetained: gatewayRef?.counts().retained ?? 0,
+    feeds: liveFeeds(feeds),
+  });
+  const admin = new AdminView({
+    engine,
+    gateway: () => gatewayRef,
+    instruments,
+    metrics,
+    limiter,
+    adminToken,
+  });
   const gateway = new Gateway(engine, {
     token,
     adminToken,
@@ -268,31 +290,18 @@ async function boot(
     marketDataMaxBufferedBytes: config.marketData.maxBufferedBytes,
     logger: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
     http: {
-      health: () =>
-        healthReply(isReady(), {
-          venue: config.venue.kind,
-          uptimeMs: Date.now() - started,
-          reconciled: sync.ready,
-          lastVenueOkMsAgo: sync.lastVenueOkMs === 0 ? -1 : Date.now() - sync.lastVenueOkMs,
-          tradingState: risk.state,
-          liveOrders: engine.store.liveSet().size,
-          // sessions held (connected + kept for resume), of which connected / retained
-          sessions: gatewayRef?.counts().sessions ?? 0,
-          sessionsConnected: gatewayRef?.counts().connected ?? 0,
-          sessionsRetained: gatewayRef?.counts().retained ?? 0,
-          feeds: liveFeeds(feeds),
-        }),
+      health: () => healthReply(isReady(), healthDetail()),
       metrics: () => metricsReply(metrics.render()),
+      admin: (auth) => admin.reply(auth, { ready: isReady(), ...healthDetail() }),
     },
   });
   let gatewayRef: Gateway | undefined = gateway;
   // The optional bus (bus.nats.servers): its drop-copy tap sees every frame from here on.
   const busOpts = busOptions(config, log);
   const bus = busOpts === undefined ? undefined : new Bus(busOpts);
-  if (bus !== undefined) {
-    gateway.tap = bus.tap;
-    cleanups.push(() => bus.close(0));
-  }
+  if (bus !== undefined) cleanups.push(() => bus.close(0));
+  // The operator's view (GET /admin/state) keeps the last fills and rejects from the same tap.
+  gateway.tap = admin.tap(bus?.tap);
   if (restored && restored.sessions.length > 0) {
     // What a restored session was due before the crash and never told (told vs known), then attach.
     const names = restored.sessions.map((s) => s.name);

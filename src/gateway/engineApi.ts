@@ -153,4 +153,6 @@ export interface HttpReply {
 export interface HttpHooks {
   health?: () => HttpReply;
   metrics?: () => HttpReply;
+  /** GET /admin/state; `authorization` is the request's header (the hook checks the admin token). */
+  admin?: (authorization: string | undefined) => HttpReply;
 }

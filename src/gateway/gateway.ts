@@ -41,6 +41,7 @@ import { frameSeq, type RestoreResult } from "./restore.js";
 import { type Session as GatewaySession, SessionTable } from "./sessions.js";
 import {
   type Conn,
+  type HttpRoute,
   type RunningTransport,
   startUwsTransport,
   startWsTransport,
@@ -234,7 +235,7 @@ export class Gateway implements SessionSink {
     open: (conn) => this.onOpen(conn),
     message: (link, data, isBinary) => this.onFrame(link, data, isBinary),
     close: (link) => this.onClose(link),
-    http: (route) => this.onHttp(route),
+    http: (route, authorization) => this.onHttp(route, authorization),
   };
   /** Counters for /metrics and tests. */
   readonly stats = { framesIn: 0, errors: 0, rejects: 0, slowConsumers: 0, badTokens: 0 };
@@ -669,7 +670,8 @@ export class Gateway implements SessionSink {
     }
   }
 
-  private onHttp(route: "health" | "metrics"): HttpReply {
+  private onHttp(route: HttpRoute, authorization?: string): HttpReply {
+    if (route === "admin") return this.http.admin?.(authorization) ?? { status: 404, body: "not found\n" };
     const hook = this.http[route];
     if (hook) return hook();
     if (route === "health") {

@@ -1,7 +1,7 @@
 /**
  * The two WebSocket servers the gateway can run on, behind one small interface: native
  * uWebSockets.js (default) and a pure-JS fallback on `ws`. Both serve the protocol path plus
- * GET /health and /metrics on the same port.
+ * GET /health, /metrics and /admin/state (admin token) on the same port.
  */
 
 import type * as UWS from "uWebSockets.js";
@@ -26,11 +26,21 @@ export interface Conn {
   corked(): boolean;
 }
 
+export type HttpRoute = "health" | "metrics" | "admin";
+
+/** GET paths served besides the protocol's WebSocket path. */
+const ROUTES: Readonly<Record<string, HttpRoute>> = {
+  "/health": "health",
+  "/metrics": "metrics",
+  "/admin/state": "admin",
+};
+
 export interface TransportHandlers<L> {
   open(conn: Conn): L;
   message(link: L, data: Buffer, isBinary: boolean): void;
   close(link: L, code: number): void;
-  http(route: "health" | "metrics"): HttpReply;
+  /** `authorization`: the request's Authorization header (the admin route checks it). */
+  http(route: HttpRoute, authorization?: string): HttpReply;
 }
 
 export interface TransportOptions {
@@ -163,8 +173,8 @@ export function startUwsTransport<L>(
       h.close(d.link!, code);
     },
   });
-  app.get("/health", (res) => replyUws(res, h.http("health")));
-  app.get("/metrics", (res) => replyUws(res, h.http("metrics")));
+  for (const [path, route] of Object.entries(ROUTES))
+    app.get(path, (res, req) => replyUws(res, h.http(route, req.getHeader("authorization"))));
   app.any("/*", (res) => replyUws(res, { status: 404, body: "not found\n" }));
   return new Promise((resolve, reject) => {
     app.listen(opts.host, opts.port, (ls) => {
@@ -220,10 +230,9 @@ export function startWsTransport<L>(
 ): Promise<RunningTransport> {
   const server = createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0];
+    const route = req.method === "GET" && path !== undefined ? ROUTES[path] : undefined;
     const r: HttpReply =
-      req.method === "GET" && (path === "/health" || path === "/metrics")
-        ? h.http(path === "/health" ? "health" : "metrics")
-        : { status: 404, body: "not found\n" };
+      route !== undefined ? h.http(route, req.headers.authorization) : { status: 404, body: "not found\n" };
     res.writeHead(r.status ?? 200, { "content-type": r.contentType ?? "text/plain; charset=utf-8" });
     res.end(r.body);
   });
