@@ -32,7 +32,9 @@ const OFF = "\x1b[0m";
 
 function table(rows: readonly (readonly string[])[]): string[] {
   const w: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (w[i] = Math.max(w[i] ?? 0, c.length)));
+  for (const r of rows) {
+    for (let i = 0; i < r.length; i++) w[i] = Math.max(w[i] ?? 0, r[i]!.length);
+  }
   return rows.map((r) => `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]!))).join("  ")}`);
 }
 
