@@ -20,7 +20,7 @@ export const spec: CommandSpec = {
     venue: {
       type: "string",
       value: "URL",
-      help: "the venue's base URL for best bid/ask (else HFTGATE_VENUE_URL or --file)",
+      help: "read best bid/ask from the venue's public data at this URL instead of through the gateway",
     },
     session: { type: "string", value: "NAME", help: "session name (default: a fresh one)" },
     live: { type: "boolean", help: "allow placing orders when the venue is not on this host" },
@@ -46,14 +46,17 @@ export const run = command(spec, async (args) => {
       env: process.env,
       file: resolve(str(args, "file") ?? "var/gateway.json"),
     });
+    // Prices come through the gateway's market data unless a venue URL is named explicitly.
+    const explicitVenue = str(args, "venue") !== undefined || !!process.env.HFTGATE_VENUE_URL;
     const result = await runDemo({
       url: target.url,
       token: target.token,
-      venue: target.venue,
+      venue: explicitVenue ? target.venue : undefined,
       live: bool(args, "live"),
-      // `hftgate start` on its embedded simulator does not name the venue URL in its state file yet:
-      // then the HFT price comes from one minimum-size market order.
-      probe: target.venue === undefined && target.venueKind === "sim",
+      venueKind: target.venueKind,
+      // On the embedded simulator, an instrument the gateway has no book for yet is priced by one
+      // minimum-size market order.
+      probe: target.venueKind === "sim",
       sessionName: str(args, "session"),
       log: (line) => process.stderr.write(`demo: ${line}\n`),
     });

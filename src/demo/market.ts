@@ -4,7 +4,8 @@
  * snapshots over the public Socket.IO stream. Prices are floats: they only place demo orders near
  * the market, and the tick grid is applied afterwards.
  */
-import type { InstrumentRecordMsg } from "../protocol/schema.js";
+import type { GatewayClient } from "../client/client.js";
+import type { Body, InstrumentRecordMsg } from "../protocol/schema.js";
 import { Surface } from "../protocol/schema.js";
 import { MarketData } from "../streams/marketData.js";
 import type { VenueUrls } from "./target.js";
@@ -87,4 +88,45 @@ export async function fetchQuotes(
     if (q) s.set(i.instrumentId, q);
   });
   return s;
+}
+
+/**
+ * Quotes through the gateway itself (Subscribe → TopOfBook): the venue's market data as the gateway
+ * receives it, whatever the venue is. Unsubscribes afterwards; instruments without a two-sided book
+ * within `timeoutMs` are absent.
+ */
+export async function gatewayQuotes(
+  client: GatewayClient,
+  insts: readonly InstrumentRecordMsg[],
+  timeoutMs = 3_000,
+): Promise<Map<number, Quote>> {
+  const out = new Map<number, Quote>();
+  const want = new Map(insts.map((i) => [i.instrumentId, Number(i.tickSize)]));
+  let wake: (() => void) | undefined;
+  const onBook = (b: Body<"TopOfBook">) => {
+    const tick = want.get(b.instrumentId);
+    if (tick === undefined || b.bidPriceTicks <= 0 || b.askPriceTicks <= 0) return;
+    out.set(b.instrumentId, { bid: b.bidPriceTicks * tick, ask: b.askPriceTicks * tick });
+    wake?.();
+  };
+  client.on("topOfBook", onBook);
+  try {
+    const subs = insts.map((i) => client.subscribe(i.instrumentId).catch(() => undefined));
+    const until = Date.now() + timeoutMs;
+    await Promise.race([Promise.all(subs), new Promise((r) => setTimeout(r, timeoutMs))]);
+    while (out.size < insts.length && Date.now() < until) {
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, until - Date.now());
+        wake = () => {
+          clearTimeout(t);
+          r();
+        };
+      });
+      wake = undefined;
+    }
+  } finally {
+    client.off("topOfBook", onBook);
+    for (const i of insts) void client.unsubscribe(i.instrumentId).catch(() => undefined);
+  }
+  return out;
 }

@@ -17,14 +17,19 @@ import {
   Tif,
 } from "../protocol/schema.js";
 import { formatDec, fromSteps, parseDec } from "../util/decimal.js";
-import { fetchQuotes, type Quote } from "./market.js";
+import { fetchQuotes, gatewayQuotes, type Quote } from "./market.js";
 import { DemoError, isLocalVenue, type VenueUrls } from "./target.js";
 
 export interface DemoOptions {
   url: string;
   token: string;
-  /** Venue public market data, used to price the orders. */
+  /** Venue public market data, used to price the orders (else the gateway's own market data). */
   venue?: VenueUrls | undefined;
+  /**
+   * What the gateway trades on, when known (its state file says "sim" or "exchange"). Without a
+   * venue URL, orders are placed only on "sim" unless `live` is set.
+   */
+  venueKind?: string | undefined;
   /** Quotes by instrument id; overrides the venue (tests, or a strategy with its own prices). */
   quotes?: ReadonlyMap<number, Quote>;
   /** Required when the venue is not on this host: the demo then places real orders. */
@@ -208,6 +213,16 @@ async function trade(
     }
     log("reading best bid/ask from the venue's public market data");
     quotes = await fetchQuotes(o.venue, chosen);
+  }
+  if (quotes === undefined) {
+    // The venue's market data as the gateway receives it (Subscribe / TopOfBook): no venue URL needed.
+    if (o.venueKind !== "sim" && !o.live) {
+      throw new DemoError(
+        "the gateway's venue is not known to be the simulator (a real exchange?): the demo would place real orders; pass --live to allow it",
+      );
+    }
+    log("reading best bid/ask through the gateway's market data");
+    quotes = await gatewayQuotes(client, chosen);
   }
 
   const orders = new Map<number, DemoOrder>();

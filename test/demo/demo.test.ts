@@ -251,3 +251,21 @@ describe("order plan", () => {
     expect(plan.find((p) => p.intent === "too small")?.qtyLots).toBe(1);
   });
 });
+
+describe("market data through the gateway (no venue URL)", () => {
+  it("prices its orders from the gateway's TopOfBook and trades", async () => {
+    const r = await runDemo({ url: h.url, token: TOKEN, venueKind: "sim", sessionName: "demo-gw-md" });
+    expect(r.traded.length).toBeGreaterThan(0);
+    for (const t of r.traded) expect(t.quote.bid).toBeGreaterThan(0);
+    expect(r.orders.some((o) => o.intent === "price probe")).toBe(false);
+    expect(r.allFinal).toBe(true);
+  }, 30_000);
+
+  it("refuses to place orders when the gateway's venue is not known to be the simulator", async () => {
+    const before = h.engine.store.liveSet().size;
+    await expect(runDemo({ url: h.url, token: TOKEN, sessionName: "demo-unknown" })).rejects.toThrow(
+      /--live/,
+    );
+    expect(h.engine.store.liveSet().size).toBe(before);
+  });
+});
