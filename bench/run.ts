@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: runs every suite in bench/suites (or those named on the command line), prints
- * a table per suite and writes bench/results/latest.json. Each suite module exports
+ * a table per suite and writes bench/results/latest.json, plus an HDR-style percentile plot (SVG) per
+ * latency group into bench/results/plots/. Each suite module exports
  * `name` and `run(): Promise<object>`; figures are p50/p99/p99.9 and ratios to a floor measured in the
  * same run.
  */
@@ -8,6 +9,7 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus, hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writePlots } from "./lib/plot.js";
 
 interface Suite {
   name: string;
@@ -22,6 +24,8 @@ async function main(): Promise<void> {
     .filter((f) => f.endsWith(".js"))
     .sort();
   const results: Record<string, unknown> = {};
+  // Results live in the source tree (bench/results), not in dist.
+  const resultsDir = join(here, "..", "..", "bench", "results");
   for (const f of files) {
     const suite = (await import(join(here, "suites", f))) as Suite;
     if (only.length > 0 && !only.some((o) => suite.name.includes(o) || f.includes(o))) continue;
@@ -30,7 +34,11 @@ async function main(): Promise<void> {
     try {
       const r = await suite.run();
       results[suite.name] = r;
-      process.stdout.write(`${JSON.stringify(r, null, 2)}\n(${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+      // The distributions go to the JSON file and the plots, not to the terminal.
+      const shown = JSON.stringify(r, (k, v: unknown) => (k === "dist" ? undefined : v), 2);
+      process.stdout.write(`${shown}\n(${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+      for (const file of writePlots(suite.name, r, join(resultsDir, "plots")))
+        process.stdout.write(`plot: ${file}\n`);
     } catch (err) {
       results[suite.name] = { error: err instanceof Error ? err.message : String(err) };
       process.stdout.write(`suite failed: ${String(err)}\n`);
@@ -42,8 +50,6 @@ async function main(): Promise<void> {
     machine: { host: hostname(), cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
     results,
   };
-  // Results live in the source tree (bench/results), not in dist.
-  const resultsDir = join(here, "..", "..", "bench", "results");
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(
     join(resultsDir, only.length > 0 ? `partial-${only.join("-")}.json` : "latest.json"),

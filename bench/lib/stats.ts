@@ -8,6 +8,8 @@ export interface LatencySummary {
   p999_us: number;
   mean_us: number;
   max_us: number;
+  /** The distribution as [percentile, µs] pairs (the histogram's percentile iteration): the plots. */
+  dist?: [number, number][];
 }
 
 export function newHistogram(): RecordableHistogram {
@@ -29,6 +31,7 @@ export function summarize(h: RecordableHistogram): LatencySummary {
     p999_us: r(h.percentile(99.9)),
     mean_us: r(h.mean),
     max_us: r(h.max),
+    dist: h.count === 0 ? [] : [...h.percentiles].map(([p, ns]) => [p, r(ns)]),
   };
 }
 
