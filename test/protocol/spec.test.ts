@@ -15,13 +15,15 @@ const md = readFileSync(join(here, "../../src/protocol/PROTOCOL.md"), "utf8");
 interface Section {
   title: string;
   rows: string[][];
+  /** The section's prose lines (not its table rows). */
+  text: string;
 }
 function sections(): Section[] {
   const out: Section[] = [];
   let cur: Section | undefined;
   for (const line of md.split("\n")) {
     if (line.startsWith("#")) {
-      cur = { title: line.replace(/^#+\s*/, ""), rows: [] };
+      cur = { title: line.replace(/^#+\s*/, ""), rows: [], text: "" };
       out.push(cur);
     } else if (cur && line.startsWith("|") && !/^\|[\s:|-]+\|$/.test(line)) {
       cur.rows.push(
@@ -30,7 +32,7 @@ function sections(): Section[] {
           .split(/(?<!\\)\|/)
           .map((c) => c.trim()),
       );
-    }
+    } else if (cur) cur.text += `${line}\n`;
   }
   return out;
 }
@@ -65,6 +67,9 @@ describe("PROTOCOL.md tables match the codec", () => {
         expectOff += Number(r[1]);
       }
       expect(expectOff).toBe(cm.fixedSize);
+      // The prose line states the frame size too ("size N bytes", or "size N + count × M bytes").
+      const size = /; size (\d+)/.exec(sec.text)?.[1];
+      expect(Number(size), `${m.name}: stated size`).toBe(cm.fixedSize);
     });
   }
 

@@ -9,15 +9,28 @@
 """
 
 from . import messages
-from .client import EVENTS, GatewayClient, LogonRejectedError, NotConnectedError, OrderState, OrderTrace
+from .client import (
+    EVENTS,
+    GatewayClient,
+    LogonRejectedError,
+    NotConnectedError,
+    OrderState,
+    OrderTrace,
+    SubscribeRejectedError,
+)
 from .codec import Header, ProtocolError, decode, encode
 from .enums import (
+    Aggressor,
+    AmendFlags,
+    AmendRejectReason,
     CancelAllScope,
     CancelRejectReason,
     Code,
     CodPolicy,
     CreditBucket,
     Liquidity,
+    MdFlags,
+    MdStatus,
     OrderFlags,
     OrderStatus,
     OrdType,
@@ -35,6 +48,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "EVENTS",
+    "Aggressor",
+    "AmendFlags",
+    "AmendRejectReason",
     "CancelAllScope",
     "CancelRejectReason",
     "Code",
@@ -45,6 +61,8 @@ __all__ = [
     "Instrument",
     "Liquidity",
     "LogonRejectedError",
+    "MdFlags",
+    "MdStatus",
     "NotConnectedError",
     "OffGridError",
     "OrdType",
@@ -56,6 +74,7 @@ __all__ = [
     "QueryScope",
     "RejectSource",
     "Side",
+    "SubscribeRejectedError",
     "Surface",
     "Tif",
     "TradingState",

@@ -20,7 +20,20 @@ from typing import Any
 
 from . import messages as m
 from .codec import WS_PATH, Header, ProtocolError, decode, encode
-from .enums import CancelAllScope, Code, CodPolicy, OrderFlags, OrderStatus, OrdType, QueryScope, Side, Tif
+from .enums import (
+    AmendFlags,
+    CancelAllScope,
+    Code,
+    CodPolicy,
+    MdFlags,
+    MdStatus,
+    OrderFlags,
+    OrderStatus,
+    OrdType,
+    QueryScope,
+    Side,
+    Tif,
+)
 from .instruments import Instrument
 
 try:  # websockets ≥ 13: the new asyncio implementation
@@ -44,12 +57,18 @@ EVENT_OF: dict[type, str] = {
     m.TradingStateMsg: "trading_state",
     m.Credit: "credit",
     m.Error: "protocol_error",
+    m.AmendReject: "amend_reject",
+    m.TopOfBook: "top_of_book",
+    m.Trade: "trade",
+    m.Candle: "candle",
+    m.MarketDataStatus: "md_status",
+    m.SubscribeReject: "subscribe_reject",
 }
 
 #: Every event ``on`` accepts. Message events call ``handler(msg, header)``; ``logon`` gets the
 #: LogonAck, ``message`` every decoded message and its header, ``gap`` (expected, got), ``close``
-#: (code, reason), ``resume_lost`` (last_seq).
-EVENTS = frozenset({*EVENT_OF.values(), "logon", "message", "gap", "close", "resume_lost"})
+#: (code, reason), ``resume_lost`` (last_seq), ``md_gap`` (instrument_id, expected, got).
+EVENTS = frozenset({*EVENT_OF.values(), "logon", "message", "gap", "close", "resume_lost", "md_gap"})
 
 
 class LogonRejectedError(Exception):
@@ -57,6 +76,15 @@ class LogonRejectedError(Exception):
 
     def __init__(self, code: int, text: str) -> None:
         super().__init__(f"logon rejected ({code}): {text}")
+        self.code = code
+
+
+class SubscribeRejectedError(Exception):
+    """A Subscribe / Unsubscribe refused by the gateway (SubscribeReject); ``code`` is the §6 code."""
+
+    def __init__(self, instrument_id: int, code: int, text: str) -> None:
+        super().__init__(f"market data for instrument {instrument_id} refused ({code}): {text}")
+        self.instrument_id = instrument_id
         self.code = code
 
 
@@ -158,6 +186,11 @@ class GatewayClient:
         self._queries: dict[int, tuple[list[m.OrderUpdate], asyncio.Future[list[m.OrderUpdate]]]] = {}
         self._inst_reqs: dict[int, tuple[list[m.InstrumentRecord], asyncio.Future[list[Instrument]]]] = {}
         self._pings: dict[int, tuple[int, asyncio.Future[int]]] = {}
+        #: Instruments subscribed to market data (subscribed again after a reconnect).
+        self._md_subs: set[int] = set()
+        #: Last md_seq per instrument since its latest snapshot; absent = waiting for a snapshot.
+        self._md_seqs: dict[int, int] = {}
+        self._md_answers: dict[int, asyncio.Future[m.MarketDataStatus]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def __repr__(self) -> str:  # never shows the token
@@ -242,6 +275,10 @@ class GatewayClient:
         self._on_logon_ack(header, msg)
         self._reader = asyncio.ensure_future(self._read(ws))
         self._heartbeat = asyncio.ensure_future(self._beat(ws, msg.heartbeat_ms))
+        # Subscriptions end with a connection: ask again (each answer is a fresh snapshot).
+        self._md_seqs.clear()
+        for instrument_id in sorted(self._md_subs):
+            await self._send_on(ws, m.Subscribe(request_id=self._take_request_id(), instrument_id=instrument_id))
         return msg
 
     def _on_logon_ack(self, header: Header, ack: m.LogonAck) -> None:
@@ -362,6 +399,24 @@ class GatewayClient:
                     self.instruments_by_id.update((i.id, i) for i in insts)
                     if not r[1].done():
                         r[1].set_result(insts)
+        elif isinstance(msg, (m.TopOfBook, m.Trade, m.Candle)):
+            last = self._md_seqs.get(msg.instrument_id)
+            if not msg.flags & MdFlags.SNAPSHOT and last is not None and msg.md_seq != last + 1:
+                self._emit("md_gap", msg.instrument_id, last + 1, msg.md_seq)
+            self._md_seqs[msg.instrument_id] = msg.md_seq
+        elif isinstance(msg, m.MarketDataStatus):
+            if msg.status == MdStatus.LIVE:
+                self._md_seqs[msg.instrument_id] = msg.md_seq
+            else:
+                self._md_seqs.pop(msg.instrument_id, None)  # the next message is a snapshot
+            fut = self._md_answers.pop(msg.request_id, None) if msg.request_id else None
+            if fut is not None and not fut.done():
+                fut.set_result(msg)
+        elif isinstance(msg, m.SubscribeReject):
+            self._md_subs.discard(msg.instrument_id)
+            fut = self._md_answers.pop(msg.request_id, None)
+            if fut is not None and not fut.done():
+                fut.set_exception(SubscribeRejectedError(msg.instrument_id, msg.code, msg.text))
         elif isinstance(msg, m.HeartbeatOut) and msg.echo:
             p = self._pings.pop(msg.echo, None)
             if p is not None and not p[1].done():
@@ -504,6 +559,84 @@ class GatewayClient:
             await self._send(m.Cancel(cl_ord_no=0, exchange_order_id=order))
         else:
             await self._send(m.Cancel(cl_ord_no=order))
+
+    async def amend(
+        self,
+        cl_ord_no: int,
+        *,
+        price: Decimal | str | int | None = None,
+        qty: Decimal | str | int | None = None,
+        replace: bool = False,
+    ) -> int:
+        """Amends a working order's price and/or total quantity (filled included), in decimals. In place
+        on HFT (returns 0); on Spot the gateway cancels and replaces it (``replace=True``): a new client
+        order number is taken for the replacement and returned. Answers: ``update`` (PendingReplace,
+        then the new values) or ``amend_reject``."""
+        o = self._orders.get(cl_ord_no)
+        inst = self.instruments_by_id.get(o.instrument_id) if o is not None else None
+        if inst is None:
+            raise KeyError(f"order {cl_ord_no} or its instrument is not known to this client: use amend_lots")
+        return await self.amend_lots(
+            cl_ord_no,
+            price_ticks=None if price is None else inst.to_ticks(price),
+            qty_lots=None if qty is None else inst.to_lots(qty),
+            replace=replace,
+        )
+
+    async def amend_lots(
+        self, cl_ord_no: int, *, price_ticks: int | None = None, qty_lots: int | None = None, replace: bool = False
+    ) -> int:
+        """The same in ticks and lots."""
+        flags = (0 if price_ticks is None else AmendFlags.PRICE) | (0 if qty_lots is None else AmendFlags.QTY)
+        if flags == 0:
+            raise ValueError("amend needs a price or a quantity")
+        new_cl = self.last_cl_ord_no + 1 if replace else 0
+        frame = encode(
+            m.Amend(
+                cl_ord_no=cl_ord_no,
+                new_cl_ord_no=new_cl,
+                flags=flags,
+                price_ticks=price_ticks or 0,
+                qty_lots=qty_lots or 0,
+            )
+        )
+        if self._ws is None or self.logon_ack is None:
+            raise NotConnectedError("not logged on")
+        if replace:
+            self.last_cl_ord_no = new_cl
+            o = self._orders.get(cl_ord_no)
+            self._remember(OrderState(new_cl, o.instrument_id if o else 0))
+        await self._ws.send(frame)
+        self._last_send = time.monotonic()
+        return new_cl
+
+    async def subscribe(self, instrument_id: int, timeout: float = 5.0) -> m.MarketDataStatus:
+        """Market data for an instrument: the snapshot arrives as ``top_of_book`` / ``trade`` / ``candle``
+        events (flag Snapshot), then updates in ``md_seq`` order. Returns the answering MarketDataStatus
+        (Live, or Stale while the venue feed is not live: the snapshot follows); raises
+        SubscribeRejectedError. Kept across reconnects."""
+        self._md_subs.add(instrument_id)
+        try:
+            return await self._md_request(m.Subscribe, instrument_id, timeout)
+        except BaseException:
+            self._md_subs.discard(instrument_id)
+            raise
+
+    async def unsubscribe(self, instrument_id: int, timeout: float = 5.0) -> m.MarketDataStatus:
+        """Ends an instrument's market data; returns MarketDataStatus Unsubscribed."""
+        self._md_subs.discard(instrument_id)
+        self._md_seqs.pop(instrument_id, None)
+        return await self._md_request(m.Unsubscribe, instrument_id, timeout)
+
+    async def _md_request(self, cls: type, instrument_id: int, timeout: float) -> m.MarketDataStatus:
+        request_id = self._take_request_id()
+        fut: asyncio.Future[m.MarketDataStatus] = asyncio.get_running_loop().create_future()
+        self._md_answers[request_id] = fut
+        try:
+            await self._send(cls(request_id=request_id, instrument_id=instrument_id))
+            return await asyncio.wait_for(fut, timeout)
+        finally:
+            self._md_answers.pop(request_id, None)
 
     async def cancel_all(self, instrument_id: int | None = None, account: bool = False) -> None:
         """This session's live orders; with an instrument, those on it; ``account``: every session's."""

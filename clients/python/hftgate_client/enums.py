@@ -48,6 +48,7 @@ class OrderStatus(IntEnum):
     EXPIRED = 8
     EXPIRATION_RAISED = 9
     UNKNOWN = 10
+    PENDING_REPLACE = 11
 
     @property
     def final(self) -> bool:
@@ -55,7 +56,7 @@ class OrderStatus(IntEnum):
         return self in _FINAL
 
 
-_FINAL = frozenset({OrderStatus.FILLED, OrderStatus.CANCELLED, OrderStatus.REJECTED, OrderStatus.EXPIRED})
+_FINAL: frozenset[OrderStatus] = frozenset({OrderStatus.FILLED, OrderStatus.CANCELLED, OrderStatus.REJECTED, OrderStatus.EXPIRED})
 
 
 class RejectSource(IntEnum):
@@ -74,6 +75,25 @@ class CancelRejectReason(IntEnum):
     UNKNOWN_ORDER = 4
     VENUE_REJECTED = 5
     THROTTLED = 6
+
+
+class AmendRejectReason(IntEnum):
+    UNKNOWN_ORDER = 1
+    ALREADY_TERMINAL = 2
+    CANCEL_PENDING = 3
+    EXPIRATION_RAISED = 4
+    AMEND_PENDING = 5
+    NOT_WORKING = 6
+    QTY_NOT_ABOVE_FILLED = 7
+    NOTHING_TO_AMEND = 8
+    BAD_NEW_CL_ORD_NO = 9
+    RISK = 10
+    THROTTLED = 11
+    VENUE_REJECTED = 12
+    TOO_LATE = 13
+    NOT_APPLIED = 14
+    RESTARTED = 15
+    UNSUPPORTED = 16
 
 
 class Liquidity(IntEnum):
@@ -103,6 +123,35 @@ class UnknownOp(IntEnum):
 class Surface(IntEnum):
     SPOT = 1
     HFT = 2
+    FUTURES = 3
+
+
+class MdStatus(IntEnum):
+    LIVE = 1
+    STALE = 2
+    UNSUBSCRIBED = 3
+    SLOW_CONSUMER = 4
+
+
+class Aggressor(IntEnum):
+    UNKNOWN = 0
+    BUY = 1
+    SELL = 2
+
+
+class MdFlags(IntEnum):
+    """Bits of ``flags`` in TopOfBook, Trade and Candle."""
+
+    SNAPSHOT = 1
+    BUILT = 2
+    INCOMPLETE = 4
+
+
+class AmendFlags(IntEnum):
+    """Bits of ``Amend.flags``: which fields are set."""
+
+    PRICE = 1
+    QTY = 2
 
 
 class OrderFlags(IntEnum):
@@ -132,6 +181,9 @@ class Code(IntEnum):
     BAD_PRICE = 107
     INSTRUMENT_INACTIVE = 108
     NOT_ADMIN = 109
+    REPLACED = 110
+    MARKET_DATA_UNAVAILABLE = 120
+    TOO_MANY_SUBSCRIPTIONS = 121
     RISK_LIMIT = 200
     TRADING_HALTED = 201
     REDUCING_ONLY = 202

@@ -12,11 +12,14 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from .enums import (
+    Aggressor,
+    AmendRejectReason,
     CancelAllScope,
     CancelRejectReason,
     CodPolicy,
     CreditBucket,
     Liquidity,
+    MdStatus,
     OrderStatus,
     OrdType,
     QueryScope,
@@ -146,6 +149,33 @@ class SetTradingState(Message):
     TO_GATEWAY: ClassVar[bool] = True
     state: TradingState | int = wire("u8", TradingState)
     reason: str = wire("char[64]")
+
+
+@dataclass(slots=True)
+class Amend(Message):
+    TYPE: ClassVar[int] = 0x0B
+    TO_GATEWAY: ClassVar[bool] = True
+    cl_ord_no: int = wire("u64")
+    new_cl_ord_no: int = wire("u64")
+    flags: int = wire("u8")
+    price_ticks: int = wire("u64")
+    qty_lots: int = wire("u64")
+
+
+@dataclass(slots=True)
+class Subscribe(Message):
+    TYPE: ClassVar[int] = 0x0C
+    TO_GATEWAY: ClassVar[bool] = True
+    request_id: int = wire("u32")
+    instrument_id: int = wire("u32")
+
+
+@dataclass(slots=True)
+class Unsubscribe(Message):
+    TYPE: ClassVar[int] = 0x0D
+    TO_GATEWAY: ClassVar[bool] = True
+    request_id: int = wire("u32")
+    instrument_id: int = wire("u32")
 
 
 # ----------------------------------------------------------------------------- gateway → client
@@ -373,6 +403,81 @@ class QueryEnd(Message):
     count: int = wire("u32")
 
 
+@dataclass(slots=True)
+class AmendReject(Message):
+    TYPE: ClassVar[int] = 0x51
+    SEQUENCED: ClassVar[bool] = True
+    cl_ord_no: int = wire("u64")
+    new_cl_ord_no: int = wire("u64")
+    reason: AmendRejectReason | int = wire("u8", AmendRejectReason)
+    exchange_order_id: str = wire("char[40]")
+    text: str = wire("char[64]")
+
+
+@dataclass(slots=True)
+class TopOfBook(Message):
+    """Best bid and ask (unsequenced market data; ``md_seq`` is the instrument's own sequence)."""
+
+    TYPE: ClassVar[int] = 0x53
+    instrument_id: int = wire("u32")
+    md_seq: int = wire("u64")
+    flags: int = wire("u8")
+    bid_price_ticks: int = wire("u64")
+    bid_qty_lots: int = wire("u64")
+    ask_price_ticks: int = wire("u64")
+    ask_qty_lots: int = wire("u64")
+    venue_time_ms: int = wire("u64")
+
+
+@dataclass(slots=True)
+class Trade(Message):
+    """One public trade print."""
+
+    TYPE: ClassVar[int] = 0x54
+    instrument_id: int = wire("u32")
+    md_seq: int = wire("u64")
+    flags: int = wire("u8")
+    price_ticks: int = wire("u64")
+    qty_lots: int = wire("u64")
+    aggressor: Aggressor | int = wire("u8", Aggressor)
+    venue_time_ms: int = wire("u64")
+
+
+@dataclass(slots=True)
+class Candle(Message):
+    """One closed one-minute candle."""
+
+    TYPE: ClassVar[int] = 0x55
+    instrument_id: int = wire("u32")
+    md_seq: int = wire("u64")
+    flags: int = wire("u8")
+    start_ms: int = wire("u64")
+    open_ticks: int = wire("u64")
+    high_ticks: int = wire("u64")
+    low_ticks: int = wire("u64")
+    close_ticks: int = wire("u64")
+    volume_lots: int = wire("u64")
+    trades: int = wire("u32")
+
+
+@dataclass(slots=True)
+class MarketDataStatus(Message):
+    TYPE: ClassVar[int] = 0x56
+    request_id: int = wire("u32")
+    instrument_id: int = wire("u32")
+    md_seq: int = wire("u64")
+    status: MdStatus | int = wire("u8", MdStatus)
+
+
+@dataclass(slots=True)
+class SubscribeReject(Message):
+    TYPE: ClassVar[int] = 0x57
+    request_id: int = wire("u32")
+    instrument_id: int = wire("u32")
+    code: int = wire("u16")
+    text: str = wire("char[64]")
+
+
 TO_GATEWAY: tuple[type[Message], ...] = (
     Logon,
     NewOrder,
@@ -384,6 +489,9 @@ TO_GATEWAY: tuple[type[Message], ...] = (
     Logout,
     Kill,
     SetTradingState,
+    Amend,
+    Subscribe,
+    Unsubscribe,
 )
 FROM_GATEWAY: tuple[type[Message], ...] = (
     LogonAck,
@@ -402,4 +510,10 @@ FROM_GATEWAY: tuple[type[Message], ...] = (
     Error,
     InstrumentsResponse,
     QueryEnd,
+    AmendReject,
+    TopOfBook,
+    Trade,
+    Candle,
+    MarketDataStatus,
+    SubscribeReject,
 )

@@ -10,6 +10,9 @@ from typing import Any
 
 from hftgate_client import (
     Code,
+    MdFlags,
+    MdStatus,
+    SubscribeRejectedError,
     GatewayClient,
     Header,
     Liquidity,
@@ -28,6 +31,8 @@ SYMBOL = os.environ.get("HFTGATE_SYMBOL", "BTCUSDT")
 REST_PRICE = Decimal(os.environ.get("HFTGATE_REST_PRICE", "60000.0"))  # below the market: rests
 CROSS_PRICE = Decimal(os.environ.get("HFTGATE_CROSS_PRICE", "66000.0"))  # above the asks: fills
 QTY = Decimal(os.environ.get("HFTGATE_QTY", "0.005"))
+# A Spot instrument whose public market data the simulator streams (HFT's comes over NATS).
+MD_SYMBOL = os.environ.get("HFTGATE_MD_SYMBOL", "BTC/INR")
 
 
 class Log:
@@ -220,6 +225,41 @@ class LiveTest(unittest.IsolatedAsyncioTestCase):
         # new logon gets fresh balance snapshots, with the next seq numbers.)
         missed = [(h, msg) for h, msg in log.all if h.seq > last_before]
         self.assertEqual([(h, msg) for h, msg in log2.all if last_before < h.seq <= a.last_seq], missed)
+
+    async def test_market_data_snapshot_then_updates_in_sequence(self) -> None:
+        c, log = await self.client("md")
+        spot = c.instrument(MD_SYMBOL)
+        gaps: list[tuple[int, int, int]] = []
+        c.on("md_gap", lambda *a: gaps.append(a))
+        status = await c.subscribe(spot.id)
+        if status.status == MdStatus.STALE:  # the feed's first book not in yet: the snapshot follows
+            await log.until(lambda: log.of(m.MarketDataStatus, lambda s: s.status == MdStatus.LIVE))
+        book = await log.first(m.TopOfBook, lambda b: b.instrument_id == spot.id)
+        self.assertTrue(book.flags & MdFlags.SNAPSHOT)
+        self.assertGreater(book.ask_price_ticks, book.bid_price_ticks)
+        self.assertEqual(log.all[-1][0].seq, 0)  # market data is unsequenced
+        # Take the best ask: a public print and a book change follow, each with the next md_seq.
+        live = log.of(m.MarketDataStatus, lambda s: s.status == MdStatus.LIVE)[-1]
+        ask = spot.price(book.ask_price_ticks)
+        lots = max(spot.to_lots(spot.min_qty), int(2 * spot.min_notional / (ask * spot.qty_step)) + 1)
+        lots = min(lots, book.ask_qty_lots)  # all at the best ask: one print at its price
+        cl = await c.place_order(spot, Side.BUY, spot.qty(lots), ask)  # Spot takes GTC limits only
+        await c.until(lambda: c.order(cl).final)  # type: ignore[union-attr]
+        self.assertEqual(c.order(cl).status, OrderStatus.FILLED, c.order(cl).reject)  # type: ignore[union-attr]
+        await log.until(lambda: log.of(m.Trade, lambda t: t.instrument_id == spot.id and not t.flags & MdFlags.SNAPSHOT))
+        trade = log.of(m.Trade, lambda t: t.instrument_id == spot.id and not t.flags & MdFlags.SNAPSHOT)[0]
+        self.assertEqual(trade.price_ticks, book.ask_price_ticks)
+        self.assertGreater(trade.md_seq, live.md_seq)
+        self.assertEqual(gaps, [])
+        gone = await c.unsubscribe(spot.id)
+        self.assertEqual(gone.status, MdStatus.UNSUBSCRIBED)
+
+    async def test_market_data_refusals_are_typed(self) -> None:
+        c, _ = await self.client("md-bad")
+        with self.assertRaises(SubscribeRejectedError) as cm:
+            await c.subscribe(999_999)
+        self.assertEqual(cm.exception.code, Code.UNKNOWN_INSTRUMENT)
+        self.assertTrue(c.connected)
 
     async def test_heartbeats_keep_an_idle_session_up(self) -> None:
         c, _ = await self.client("idle", heartbeat_ms=200)

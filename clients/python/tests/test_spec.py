@@ -9,12 +9,15 @@ from pathlib import Path
 from hftgate_client import codec
 from hftgate_client import messages as m
 from hftgate_client.enums import (
+    Aggressor,
+    AmendRejectReason,
     CancelAllScope,
     CancelRejectReason,
     Code,
     CodPolicy,
     CreditBucket,
     Liquidity,
+    MdStatus,
     OrderStatus,
     OrdType,
     QueryScope,
@@ -113,6 +116,9 @@ class SpecTest(unittest.TestCase):
             (CreditBucket, "CreditBucket"),
             (UnknownOp, "UnknownOp"),
             (Surface, "Surface"),
+            (AmendRejectReason, "AmendRejectReason"),
+            (MdStatus, "MdStatus"),
+            (Aggressor, "Aggressor"),
         ]:
             spec = {const(r[1]): int(r[0]) for r in rows(self.sections[f"enum {title}"])}
             ours = {e.name: e.value for e in enum}
