@@ -5,6 +5,8 @@
  *   POST   /faults                add a rule (FaultRule) or {rules:[...]}
  *   DELETE /faults                clear all rules, stream faults and skew
  *   PUT    /faults/streams        {dropProbability?, duplicateProbability?, reorderProbability?}
+ *   PUT    /faults/nats           {dropProbability?, duplicateProbability?, reorderProbability?, paused?,
+ *                                  orderFirst?, tradeDelayMs?, refuseGrants?, credentialTtlMs?}
  *   PUT    /clock-skew            {ms}
  *   PUT    /spot/delays           {cancelConfirmMs?, expiryConfirmMs?}
  *   POST   /streams/disconnect    {mode?: "transport" | "server"}
@@ -46,6 +48,9 @@ export function createAdmin(ctl: SimControl): http.Server {
       case "PUT /faults/streams":
         ctl.faults.setStreams(body as Partial<StreamFaults>);
         return [200, { streams: ctl.faults.streams() }];
+      case "PUT /faults/nats":
+        ctl.faults.setNats(body as Parameters<SimControl["faults"]["setNats"]>[0]);
+        return [200, { ok: true }];
       case "PUT /clock-skew":
         ctl.faults.setClockSkew(num(body.ms, "ms"));
         return [200, { clockSkewMs: body.ms }];

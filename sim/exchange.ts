@@ -96,6 +96,8 @@ export class Exchange {
   };
   listener: ExchangeListener | undefined;
   hftListener: HftStreamListener | undefined;
+  /** Socket credentials expire after at most this long (ms; 0 = the lifetime asked). A fault knob. */
+  socketTtlCapMs = 0;
   /** Installs an issued socket credential in the NATS server (when the sim controls its users). */
   socketGrant:
     | ((a: SimAccount, apiKey: string, signature: string, expires: number) => Promise<void>)

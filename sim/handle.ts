@@ -57,7 +57,7 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
   let nats: SimNats | undefined;
   let natsPublic: SimNatsPublic | undefined;
   if (opts.nats !== undefined) {
-    nats = new SimNats(opts.nats, faults);
+    nats = new SimNats(opts.nats, faults, opts.seed);
     await nats.start();
     const n = nats;
     const pub = new SimNatsPublic(exchange, (subject, payload) => n.publishPublic(subject, payload));
@@ -112,6 +112,13 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
     releaseLateCreates: () => front.late.releaseAll(),
     pauseNats: (p) => {
       if (nats !== undefined) nats.paused = p;
+    },
+    setNats: (f) => {
+      const ttl = f.credentialTtlMs;
+      if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0))
+        throw new Error("credentialTtlMs must be an integer >= 0");
+      nats?.setFaults(f);
+      if (ttl !== undefined) exchange.socketTtlCapMs = ttl;
     },
   };
 

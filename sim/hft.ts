@@ -528,7 +528,9 @@ const socketSignature: Handler = (req) => {
   if (!e.ok || (e.v !== undefined && (!Number.isInteger(e.v) || e.v < 1 || e.v > 86_400))) {
     return p(req, "expires_in_seconds invalid: 1 to 86400");
   }
-  const expires = req.serverNow + (e.v ?? 300) * 1000;
+  const asked = (e.v ?? 300) * 1000;
+  const cap = req.exchange.socketTtlCapMs;
+  const expires = req.serverNow + (cap > 0 ? Math.min(cap, asked) : asked);
   // One WebSocket key per issuance [assumed]: the NATS server holds each credential as its own user.
   const wsKey = createHash("sha256").update(`${req.account!.apiKey}:${expires}`).digest("hex").slice(0, 32);
   const signature = createHmac("sha256", SOCKET_SECRET).update(`${wsKey}${expires}`).digest("hex");

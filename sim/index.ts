@@ -6,10 +6,20 @@ export type { Exchange } from "./exchange.js";
 export type { FaultKind, FaultRule, StreamFaults } from "./faults.js";
 export { type SimHandle, startSimulator } from "./handle.js";
 export { INSTRUMENTS, type SimInstrument } from "./instruments.js";
-export { findNatsServer, NatsServer, type NatsUser, startSimNats } from "./natsServer.js";
+export type { NatsBackend, NatsBackendKind, NatsUser } from "./natsBackend.js";
+export { NatsEndpoint, type NatsEndpointCounters } from "./natsEndpoint.js";
+export { findNatsServer, NatsServer } from "./natsServer.js";
+export {
+  type SimNatsMode,
+  type SimNatsSetup,
+  simNatsOptions,
+  startNatsBackend,
+  startSimNats,
+} from "./natsSetup.js";
 export {
   type NatsAuthority,
   type NatsGrant,
+  type NatsPublisherFaults,
   PRIVATE_PREFIX,
   type SimNatsCounters,
   type SimNatsOptions,

@@ -5,36 +5,13 @@
  * server. `findNatsServer()` says whether the binary exists (Debian package `nats-server`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import type { SimNatsOptions } from "./natsStreams.js";
-
-export interface NatsUser {
-  user: string;
-  password: string;
-  permissions?: {
-    publish?: { allow?: string[]; deny?: string[] };
-    subscribe?: { allow?: string[]; deny?: string[] };
-  };
-}
+import { type NatsBackend, type NatsUser, PUBLIC_READER } from "./natsBackend.js";
 
 /** Path of the `nats-server` binary (PATH, then /usr/sbin and /usr/bin), or undefined. */
-/**
- * Connections without credentials: may subscribe to the public market data subjects only (exchange-api
- * §6.4 marks them public), never publish. Its password is never used (no_auth_user maps to it).
- */
-export const PUBLIC_READER: NatsUser = {
-  user: "public-reader",
-  password: randomBytes(18).toString("base64url"),
-  permissions: {
-    publish: { deny: [">"] },
-    subscribe: { allow: ["v1.f.public.>", "v1.f.ex1.public.>", "_INBOX.>"] },
-  },
-};
-
 export function findNatsServer(): string | undefined {
   const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/sbin", "/usr/bin", "/usr/local/bin"];
   for (const d of dirs) {
@@ -70,7 +47,8 @@ export interface NatsServerOptions {
   startTimeoutMs?: number;
 }
 
-export class NatsServer {
+export class NatsServer implements NatsBackend {
+  readonly kind = "nats-server" as const;
   readonly dir: string;
   wsPort = 0;
   port = 0;
@@ -202,27 +180,4 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
     t = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(t));
-}
-
-export interface SimNatsSetup {
-  server: NatsServer;
-  /** The simulator's `nats` option (publisher account + user authority). */
-  sim: SimNatsOptions;
-}
-
-/**
- * For a gateway with the embedded simulator: a loopback nats-server for the HFT private streams when
- * the binary is installed (`sim.nats` = auto), with a random publisher password; the simulator
- * installs every socket credential it issues as a user. Undefined when off or not installed.
- */
-export async function startSimNats(mode: "auto" | "off"): Promise<SimNatsSetup | undefined> {
-  if (mode === "off") return undefined;
-  const bin = findNatsServer();
-  if (bin === undefined) return undefined;
-  const publisher = { user: "hftgate-sim", password: randomBytes(18).toString("base64url") };
-  const server = await NatsServer.start({ users: [publisher], bin });
-  return {
-    server,
-    sim: { url: server.wsUrl, ...publisher, authority: (users) => server.setUsers(users) },
-  };
 }

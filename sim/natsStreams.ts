@@ -7,9 +7,11 @@
  * Credentials: `/dma/api/v1/socket/signature` issues `{api_key, expires, signature}`; when the sim
  * also controls the server's user list (`authority`), each issued credential becomes a NATS user
  * (user = api_key, password = signature, subscribe limited to the private subjects, no publish) until
- * `expires`, then it is removed: the real server refuses it from then on (and ends connections that
- * used it). Stream faults (drop / duplicate / reorder) follow the simulator's stream fault model;
- * `paused` stops publishing while every connection stays up.
+ * `expires`, then it is removed: the server refuses it from then on (and ends connections that used
+ * it). The server is a real nats-server (the sim connects as a publisher) or the simulator's built-in
+ * endpoint (`local`: published in-process). Publisher faults (`NatsPublisherFaults`): drop /
+ * duplicate / reorder (own probabilities, else the simulator's stream faults), paused (silent while
+ * every connection stays up), order records before their trades, credentials issued but refused.
  */
 import { createHash } from "node:crypto";
 import { type NatsConnection, wsconnect } from "@nats-io/nats-core";
@@ -18,6 +20,7 @@ import type { Execution, SimAccount } from "./account.js";
 import type { Faults } from "./faults.js";
 import type { SimOrder } from "./order.js";
 import { v5ExecutionRecord, v5Record } from "./records.js";
+import { Rng } from "./rng.js";
 
 export const PRIVATE_PREFIX = "v1.f.ex1.private.subAccountId";
 
@@ -42,6 +45,25 @@ export interface SimNatsOptions {
   password: string;
   /** When given, issued socket credentials are installed in (and removed from) the server. */
   authority?: NatsAuthority;
+  /** The built-in endpoint: messages go to it in-process (no publisher connection); false = it is down. */
+  local?: { publish(subject: string, payload: string): boolean; readonly running: boolean };
+}
+
+/** Faults of the simulator's NATS publisher (`FaultControl.setNats`). */
+export interface NatsPublisherFaults {
+  /** Own probabilities for the NATS subjects; undefined = the simulator's stream faults apply. */
+  dropProbability?: number;
+  duplicateProbability?: number;
+  /** A held message goes out after the next one on its subject, or after `reorderMaxMs` (default 200). */
+  reorderProbability?: number;
+  reorderMaxMs?: number;
+  /** Stop publishing while every connection stays up (the "silent stream"). */
+  paused?: boolean;
+  /** An order's record goes out before the trade messages of its executions, which follow after `tradeDelayMs`. */
+  orderFirst?: boolean;
+  tradeDelayMs?: number;
+  /** The next N issued credentials are answered but never installed: the server refuses them. */
+  refuseGrants?: number;
 }
 
 export interface SimNatsCounters {
@@ -52,6 +74,8 @@ export interface SimNatsCounters {
   paused: number;
   grants: number;
   revoked: number;
+  /** Credentials issued but not installed (`refuseGrants`). */
+  refused: number;
 }
 
 /** [assumed] the sub-account id: a stable number per account (the venue's is not published). */
@@ -75,11 +99,17 @@ export class SimNats {
     paused: 0,
     grants: 0,
     revoked: 0,
+    refused: 0,
   };
   /** Stop publishing (the connections stay up): the "silent stream" fault. */
   paused = false;
+  private pf: NatsPublisherFaults = {};
+  private readonly rng: Rng;
   private nc: NatsConnection | undefined;
-  private readonly held = new Map<string, string>();
+  private readonly held = new Map<string, { payload: string; timer: NodeJS.Timeout | undefined }>();
+  /** orderFirst: trade messages waiting for their order's record, per order id. */
+  private readonly tradesWaiting = new Map<string, Array<[string, unknown]>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly grants = new Map<string, { grant: NatsGrant; expires: number }>();
   private pruneTimer: NodeJS.Timeout | undefined;
   private authChain: Promise<void> = Promise.resolve();
@@ -88,21 +118,51 @@ export class SimNats {
   constructor(
     private readonly o: SimNatsOptions,
     private readonly faults: Faults,
-  ) {}
+    seed = 1,
+  ) {
+    this.rng = new Rng(seed ^ 0x4a75);
+  }
 
   async start(): Promise<void> {
     if (this.o.authority !== undefined) await this.o.authority(this.users());
-    this.nc = await this.connect();
+    if (this.o.local === undefined) this.nc = await this.connect();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.pruneTimer !== undefined) clearTimeout(this.pruneTimer);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const h of this.held.values()) if (h.timer !== undefined) clearTimeout(h.timer);
+    this.held.clear();
     await this.nc?.close().catch(() => {});
   }
 
   get connected(): boolean {
+    if (this.o.local !== undefined) return this.o.local.running;
     return this.nc !== undefined && !this.nc.isClosed();
+  }
+
+  /** Merges publisher faults (a probability outside [0, 1] or a negative delay throws). */
+  setFaults(f: NatsPublisherFaults): void {
+    for (const k of ["dropProbability", "duplicateProbability", "reorderProbability"] as const) {
+      const v = f[k];
+      if (v !== undefined && !(v >= 0 && v <= 1)) throw new Error(`${k} must be a probability in [0, 1]`);
+    }
+    for (const k of ["tradeDelayMs", "reorderMaxMs", "refuseGrants"] as const) {
+      const v = f[k];
+      if (v !== undefined && !(Number.isInteger(v) && v >= 0))
+        throw new Error(`${k} must be an integer >= 0`);
+    }
+    for (const k of ["paused", "orderFirst"] as const) {
+      if (f[k] !== undefined && typeof f[k] !== "boolean") throw new Error(`${k} must be true or false`);
+    }
+    this.pf = { ...this.pf, ...f };
+    if (f.paused !== undefined) this.paused = f.paused;
+  }
+
+  publisherFaults(): NatsPublisherFaults {
+    return { ...this.pf, paused: this.paused };
   }
 
   /**
@@ -111,6 +171,11 @@ export class SimNats {
    */
   grant(acct: SimAccount, apiKey: string, signature: string, expires: number): Promise<void> {
     if (this.o.authority === undefined) return Promise.resolve();
+    if ((this.pf.refuseGrants ?? 0) > 0) {
+      this.pf.refuseGrants = this.pf.refuseGrants! - 1;
+      this.counters.refused++;
+      return Promise.resolve();
+    }
     const sub = subAccountIdOf(acct);
     this.grants.set(apiKey, {
       expires,
@@ -142,18 +207,55 @@ export class SimNats {
       ...v5Record(o),
       sub_account_id: subAccountIdOf(acct),
     });
-  }
-
-  execution(acct: SimAccount, e: Execution): void {
-    this.send(`${PRIVATE_PREFIX}.${subAccountIdOf(acct)}.trade`, {
-      ...v5ExecutionRecord(e),
-      sub_account_id: subAccountIdOf(acct),
+    const waiting = this.tradesWaiting.get(o.id);
+    if (waiting === undefined) return;
+    this.tradesWaiting.delete(o.id);
+    this.later(this.pf.tradeDelayMs ?? 0, () => {
+      for (const [subject, rec] of waiting) this.send(subject, rec);
     });
   }
 
+  execution(acct: SimAccount, e: Execution): void {
+    const subject = `${PRIVATE_PREFIX}.${subAccountIdOf(acct)}.trade`;
+    const rec = { ...v5ExecutionRecord(e), sub_account_id: subAccountIdOf(acct) };
+    if (this.pf.orderFirst === true) {
+      // Every execution is followed by its order's record (maker at once, taker after its create).
+      const l = this.tradesWaiting.get(e.order.id);
+      if (l === undefined) this.tradesWaiting.set(e.order.id, [[subject, rec]]);
+      else l.push([subject, rec]);
+      return;
+    }
+    this.send(subject, rec);
+  }
+
+  private later(ms: number, fn: () => void): void {
+    if (ms <= 0) {
+      fn();
+      return;
+    }
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (!this.closed) fn();
+    }, ms);
+    this.timers.add(t);
+  }
+
+  private fate(): "drop" | "dup" | "hold" | "send" {
+    const f = this.pf;
+    if (
+      f.dropProbability === undefined &&
+      f.duplicateProbability === undefined &&
+      f.reorderProbability === undefined
+    )
+      return this.faults.streamFate();
+    if (this.rng.next() < (f.dropProbability ?? 0)) return "drop";
+    if (this.rng.next() < (f.duplicateProbability ?? 0)) return "dup";
+    if (this.rng.next() < (f.reorderProbability ?? 0)) return "hold";
+    return "send";
+  }
+
   private send(subject: string, rec: unknown): void {
-    const nc = this.nc;
-    if (nc === undefined || nc.isClosed()) {
+    if (!this.connected) {
       // The server is gone (killed in a test): the event is lost for the stream, as on a real outage;
       // the gateway's reconciliation recovers it.
       this.counters.dropped++;
@@ -164,26 +266,26 @@ export class SimNats {
       return;
     }
     const payload = JSON.stringify(rec);
-    const fate = this.faults.streamFate();
+    const fate = this.fate();
     if (fate === "drop") {
       this.counters.dropped++;
       return;
     }
     if (fate === "hold" && !this.held.has(subject)) {
-      this.held.set(subject, payload);
+      // Held behind the next message on the subject, or released after reorderMaxMs (never lost).
+      const h = { payload, timer: undefined as NodeJS.Timeout | undefined };
+      if (this.pf.reorderProbability !== undefined)
+        h.timer = setTimeout(() => this.releaseHeld(subject), this.pf.reorderMaxMs ?? 200);
+      this.held.set(subject, h);
       this.counters.reordered++;
       return;
     }
-    this.publish(nc, subject, payload);
+    this.publish(subject, payload);
     if (fate === "dup") {
       this.counters.duplicated++;
-      this.publish(nc, subject, payload);
+      this.publish(subject, payload);
     }
-    const held = this.held.get(subject);
-    if (held !== undefined) {
-      this.held.delete(subject);
-      this.publish(nc, subject, held);
-    }
+    this.releaseHeld(subject);
   }
 
   /**
@@ -191,23 +293,41 @@ export class SimNats {
    * streams); false when it cannot go out (server down, publishing paused).
    */
   publishPublic(subject: string, payload: string): boolean {
-    const nc = this.nc;
-    if (nc === undefined || nc.isClosed() || this.paused) return false;
+    if (this.paused || !this.connected) return false;
     try {
-      nc.publish(subject, payload);
-      return true;
+      return this.o.local !== undefined
+        ? this.o.local.publish(subject, payload)
+        : this.pubNc(subject, payload);
     } catch {
       return false;
     }
   }
 
-  private publish(nc: NatsConnection, subject: string, payload: string): void {
+  private releaseHeld(subject: string): void {
+    const h = this.held.get(subject);
+    if (h === undefined) return;
+    this.held.delete(subject);
+    if (h.timer !== undefined) clearTimeout(h.timer);
+    if (this.connected) this.publish(subject, h.payload);
+    else this.counters.dropped++;
+  }
+
+  private publish(subject: string, payload: string): void {
     try {
-      nc.publish(subject, payload);
-      this.counters.published++;
+      const ok =
+        this.o.local !== undefined ? this.o.local.publish(subject, payload) : this.pubNc(subject, payload);
+      if (ok) this.counters.published++;
+      else this.counters.dropped++;
     } catch {
       this.counters.dropped++;
     }
+  }
+
+  private pubNc(subject: string, payload: string): boolean {
+    const nc = this.nc;
+    if (nc === undefined || nc.isClosed()) return false;
+    nc.publish(subject, payload);
+    return true;
   }
 
   /** Publisher connection; re-opened in the background after the server comes back. */

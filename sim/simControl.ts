@@ -6,7 +6,7 @@
 import type { SimAccount } from "./account.js";
 import type { FaultRule, StreamFaults } from "./faults.js";
 import type { SimNatsPublicCounters } from "./natsPublic.js";
-import type { SimNatsCounters } from "./natsStreams.js";
+import type { NatsPublisherFaults, SimNatsCounters } from "./natsStreams.js";
 import type { Counters } from "./server.js";
 import type { StreamCounters } from "./streams.js";
 
@@ -21,6 +21,11 @@ export interface FaultControl {
   disconnectStreams(mode?: "transport" | "server"): number;
   /** NATS streams: stop publishing while connections stay up (no-op without NATS). */
   pauseNats(paused: boolean): void;
+  /**
+   * NATS publisher faults (merged; no-op without NATS) and `credentialTtlMs`: socket credentials
+   * expire after at most this long whatever lifetime was asked (0 = as asked). Bad values throw.
+   */
+  setNats(f: NatsPublisherFaults & { credentialTtlMs?: number }): void;
   /** Lands every create the `lateCreate` fault still holds, now; returns how many. */
   releaseLateCreates(): number;
 }

@@ -1,6 +1,6 @@
 /**
- * HFT private streams (NATS) vs the 1 s realtime poll, gateway in-process against the simulator and
- * a real nats-server (suite skipped when none is installed):
+ * HFT private streams (NATS) vs the 1 s realtime poll, gateway in-process against the simulator, the
+ * stream served by the simulator's built-in NATS endpoint and by a real nats-server (when installed):
  *  - resting HFT order → the strategy's Fill, timed from just before another account's crossing create
  *    is sent (its REST round trip is in both figures), the order resting 100–1,100 ms first, stream
  *    vs poll;
@@ -9,7 +9,13 @@
  * Floor: the counterparty's own create round trip in the same run.
  */
 
-import { findNatsServer, NatsServer } from "../../sim/index.js";
+import {
+  findNatsServer,
+  type NatsBackend,
+  type NatsBackendKind,
+  simNatsOptions,
+  startNatsBackend,
+} from "../../sim/index.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
 import { generateKeyHex } from "../../src/commands/keygen.js";
@@ -27,7 +33,7 @@ const PUBLISHER = { user: "bench-publisher", password: "bench-publisher-pw-77" }
 const FILLS = 40;
 const WINDOW_MS = 30_000;
 
-async function engine(stream: boolean, server: NatsServer): Promise<EngineHandle> {
+async function engine(stream: boolean, server: NatsBackend | undefined): Promise<EngineHandle> {
   const config = loadConfig({
     env: {},
     overrides: {
@@ -43,7 +49,7 @@ async function engine(stream: boolean, server: NatsServer): Promise<EngineHandle
     },
   });
   return startEngine(config, {
-    sim: stream ? { nats: { url: server.wsUrl, ...PUBLISHER, authority: (u) => server.setUsers(u) } } : {},
+    sim: stream && server !== undefined ? { nats: simNatsOptions(server, PUBLISHER) } : {},
   });
 }
 
@@ -55,7 +61,8 @@ const until = async (cond: () => boolean, ms: number): Promise<void> => {
   }
 };
 
-async function measure(stream: boolean, server: NatsServer): Promise<Record<string, unknown>> {
+async function measure(server: NatsBackend | undefined): Promise<Record<string, unknown>> {
+  const stream = server !== undefined;
   const h = await engine(stream, server);
   const sync = (h.feeds[0] as StreamsFeed).sync;
   if (stream) await until(() => sync.hftTrusted, 15_000);
@@ -135,7 +142,7 @@ async function measure(stream: boolean, server: NatsServer): Promise<Record<stri
     await new Promise((r) => setTimeout(r, WINDOW_MS));
     const perMin = ((q() - before) * 60_000) / WINDOW_MS;
     return {
-      source: stream ? "NATS stream" : "1 s realtime poll",
+      source: server === undefined ? "1 s realtime poll" : `NATS stream (${server.kind})`,
       restingFillToStrategy: summarize(lat),
       floorCounterpartyCreateRtt: summarize(rtt),
       hftStateQueriesPerMinute_100live: perMin,
@@ -147,15 +154,21 @@ async function measure(stream: boolean, server: NatsServer): Promise<Record<stri
   }
 }
 
-export async function run(): Promise<Record<string, unknown>> {
-  const bin = findNatsServer();
-  if (bin === undefined) return { skipped: "nats-server not installed (apt-get install nats-server)" };
-  const server = await NatsServer.start({ users: [PUBLISHER], bin });
+async function viaBackend(kind: NatsBackendKind): Promise<Record<string, unknown>> {
+  const server = await startNatsBackend(kind, [PUBLISHER]);
   try {
-    const viaStream = await measure(true, server);
-    const viaPoll = await measure(false, server);
-    return { viaStream, viaPoll };
+    return await measure(server);
   } finally {
     await server.stop();
   }
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const viaBuiltin = await viaBackend("builtin");
+  const viaNatsServer =
+    findNatsServer() === undefined
+      ? { skipped: "nats-server not installed (apt-get install nats-server)" }
+      : await viaBackend("nats-server");
+  const viaPoll = await measure(undefined);
+  return { viaBuiltin, viaNatsServer, viaPoll };
 }

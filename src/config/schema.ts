@@ -132,9 +132,9 @@ const TABLE = [
   },
   {
     path: "sim.nats",
-    type: oneOf("auto", "off"),
+    type: oneOf("auto", "builtin", "server", "off"),
     def: "auto",
-    doc: "auto: when a nats-server binary is installed, start one on loopback and publish the HFT private streams through it; off (or none installed): HFT is covered by polling",
+    doc: "NATS server of the simulator's HFT private streams, on loopback: auto = a nats-server when the binary is installed, else the simulator's built-in endpoint; builtin = always the built-in endpoint; server = nats-server or refuse to start; off = none (HFT is covered by polling)",
   },
   {
     path: "sim.syntheticMarket",

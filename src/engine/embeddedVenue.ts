@@ -1,21 +1,21 @@
 /**
  * The embedded venue: for venue `sim`, the exchange simulator (`sim/`, a product of its own) started
- * in-process with the configured port, seed and market knobs, and (when installed) a loopback
- * nats-server it publishes the HFT private streams through. Besides the CLI's `sim` command this is
+ * in-process with the configured port, seed and market knobs, and the loopback NATS server it
+ * publishes the HFT private streams through (a nats-server when installed, else its built-in endpoint). Besides the CLI's `sim` command this is
  * the only gateway module that imports the simulator (a rule checked in CI, docs/architecture.md).
  */
-import type { DeepPartial, SimHandle, SimOptions } from "../../sim/index.js";
+import type { DeepPartial, SimHandle, SimNatsMode, SimOptions } from "../../sim/index.js";
 import { startSimNats, startSimulator } from "../../sim/index.js";
 import type { Config } from "../config/load.js";
 
 export type EmbeddedVenue = SimHandle;
 /** Extra simulator options (tests: synthetic market off, faults, delays, their own nats-server). */
 export type EmbeddedVenueOptions = DeepPartial<SimOptions>;
-/** The loopback nats-server and the simulator's side of it; undefined when off or not installed. */
+/** The loopback NATS server and the simulator's side of it; undefined when off. */
 export type EmbeddedNats = Awaited<ReturnType<typeof startSimNats>>;
 
-/** `sim.nats` = auto: a loopback nats-server when the binary is installed. */
-export function startEmbeddedNats(mode: "auto" | "off"): Promise<EmbeddedNats> {
+/** `sim.nats`: auto = nats-server when installed, else the simulator's built-in endpoint. */
+export function startEmbeddedNats(mode: SimNatsMode): Promise<EmbeddedNats> {
   return startSimNats(mode);
 }
 

@@ -46,10 +46,17 @@ export async function startVenue(
   if (config.venue.kind === "sim") {
     // A caller (test) may bring its own server through the simulator options.
     const given = simOpts?.nats?.url;
-    const nats =
-      config.streams.hftNats.enabled && given === undefined
-        ? await startEmbeddedNats(config.sim.nats)
-        : undefined;
+    let nats: Awaited<ReturnType<typeof startEmbeddedNats>>;
+    try {
+      nats =
+        config.streams.hftNats.enabled && given === undefined
+          ? await startEmbeddedNats(config.sim.nats)
+          : undefined;
+    } catch (e) {
+      throw new StartupError(
+        `sim.nats=${config.sim.nats}: the NATS server for the HFT streams did not start: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
     if (nats !== undefined) cleanups.push(() => nats.server.stop());
     hftNatsUrl = config.streams.hftNats.enabled ? (given ?? nats?.server.wsUrl) : undefined;
     stopNats = nats !== undefined ? () => nats.server.stop() : undefined;
@@ -61,12 +68,22 @@ export async function startVenue(
     cleanups.push(() => s.stop());
     spotBase = hftBase = streamBase = sim.baseUrl;
     log.info({ url: sim.baseUrl, apiKey: keys.apiKey }, "embedded simulator started");
-    if (hftNatsUrl !== undefined)
-      log.info({ url: hftNatsUrl }, "HFT private streams: simulator publishing through a nats-server");
+    if (hftNatsUrl !== undefined && nats !== undefined)
+      log.info(
+        { url: hftNatsUrl, natsServer: nats.server.kind },
+        nats.server.kind === "builtin"
+          ? `HFT private streams: simulator publishing through its built-in NATS endpoint (${config.sim.nats === "builtin" ? "sim.nats=builtin" : "no nats-server installed"}; a simulator endpoint, not a NATS server)`
+          : "HFT private streams: simulator publishing through a nats-server",
+      );
+    else if (hftNatsUrl !== undefined)
+      log.info(
+        { url: hftNatsUrl },
+        "HFT private streams: simulator publishing through the NATS server it was given",
+      );
     else if (config.venue.surfaces.includes("hft"))
       log.info(
         { simNats: config.sim.nats, hftNats: config.streams.hftNats.enabled },
-        "HFT private streams off (no nats-server installed, or sim.nats=off): HFT orders are covered by polling",
+        "HFT private streams off (sim.nats=off or streams.hftNats.enabled=false): HFT orders are covered by polling",
       );
   } else {
     keys = loadKeys(config);

@@ -1,14 +1,21 @@
 /**
- * The HFT private NATS consumer against a real nats-server (WebSocket listener, user/password auth):
+ * The HFT private NATS consumer against a NATS server — a real nats-server (when installed) and the
+ * simulator's built-in endpoint, the same cases against both — (WebSocket listener, user/password auth):
  * credentials from the signature endpoint, wildcard until the sub-account id is learned, records of
  * the simulator's own orders published on the documented subjects, executions before cumulative
  * records (maker/taker kept), duplicates, a refused credential, a killed and restarted server.
- * Skipped when no nats-server binary is installed (CI installs it).
+ * The nats-server cases are skipped when no binary is installed (CI installs it).
  */
 import { type NatsConnection, wsconnect } from "@nats-io/nats-core";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { findNatsServer, NatsServer, type NatsUser } from "../../sim/index.js";
+import {
+  findNatsServer,
+  type NatsBackend,
+  type NatsBackendKind,
+  type NatsUser,
+  startNatsBackend,
+} from "../../sim/index.js";
 import { Status } from "../../src/orders/index.js";
 import type { RestClient } from "../../src/rest/client.js";
 import type { V5Execution, V5List, V5OrderRecord } from "../../src/rest/wire.js";
@@ -23,14 +30,14 @@ import { counterHft, DOMAIN_INSTRUMENTS, placeHft, type Rig, startRig, until } f
 
 const BIN = findNatsServer();
 if (BIN === undefined)
-  console.warn("nats-server not installed: the NATS stream tests are skipped (apt-get install nats-server)");
+  console.warn("nats-server not installed: the nats-server cases are skipped (apt-get install nats-server)");
 
 const PUB: NatsUser = { user: "sim-publisher", password: "pub-secret-0001" };
 const SUB_ACCOUNT = "5501";
 const P = "v1.f.ex1.private.subAccountId";
 
 let rig: Rig | undefined;
-let server: NatsServer | undefined;
+let server: NatsBackend | undefined;
 let stream: HftPrivateStream | undefined;
 let pub: NatsConnection | undefined;
 
@@ -52,7 +59,10 @@ function signer(c: { api_key: string; signature: string; expires: number }): Res
   return { call: async () => c } as unknown as RestClient;
 }
 
-async function setup(opts: { signature?: string; subAccountId?: string; execWaitMs?: number } = {}) {
+async function setup(
+  kind: NatsBackendKind,
+  opts: { signature?: string; subAccountId?: string; execWaitMs?: number } = {},
+) {
   rig = await startRig();
   const wsUser: NatsUser = {
     user: "ws-key-1",
@@ -62,7 +72,7 @@ async function setup(opts: { signature?: string; subAccountId?: string; execWait
       subscribe: { allow: [`${P}.*.order`, `${P}.*.trade`, `${P}.${SUB_ACCOUNT}.>`] },
     },
   };
-  server = await NatsServer.start({ users: [PUB, wsUser], bin: BIN });
+  server = await startNatsBackend(kind, [PUB, wsUser]);
   pub = await wsconnect({
     servers: server.wsUrl,
     wsFactory,
@@ -126,85 +136,91 @@ function publish(subject: string, rec: unknown): void {
   pub!.publish(subject, JSON.stringify(rec));
 }
 
-describe.skipIf(BIN === undefined)("HFT private stream over NATS", () => {
-  it("learns the sub-account, applies executions with maker/taker before the cumulative record, ignores duplicates", async () => {
-    const t = await setup();
-    await until(() => stream!.up, 5_000, "stream up");
-    const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
-    await counterHft(rig!, "Sell", "3300", "0.10");
-    const { order, execs } = await venueRecords(rig!, o.exchangeId);
-    expect(execs.length).toBe(1);
-    // The order record first (as the venue may send it), then the execution, then both again.
-    publish(`${P}.${SUB_ACCOUNT}.order`, { ...order, sub_account_id: SUB_ACCOUNT });
-    publish(`${P}.${SUB_ACCOUNT}.trade`, { ...execs[0], sub_account_id: SUB_ACCOUNT });
-    await until(() => o.filledLots === 10 && o.status === Status.PartiallyFilled, 3_000, "fill via stream");
-    expect(t.fills).toEqual([{ execId: execs[0]!.execId, synthetic: false, lots: 10 }]);
-    expect(t.liq.get(execs[0]!.execId)).toBe(true);
-    expect(stream!.stats.releasedByTrade).toBe(1);
-    await until(() => stream!.subAccountId === SUB_ACCOUNT, 2_000, "sub-account learned");
-    publish(`${P}.${SUB_ACCOUNT}.trade`, { ...execs[0], sub_account_id: SUB_ACCOUNT });
-    publish(`${P}.${SUB_ACCOUNT}.order`, { ...order, sub_account_id: SUB_ACCOUNT });
-    // A record of an order this gateway does not hold, on another sub-account: counted, not applied.
-    publish(`${P}.${SUB_ACCOUNT}.order`, {
-      ...order,
-      orderId: "other",
-      orderLinkId: "other",
-      sub_account_id: SUB_ACCOUNT,
+const KINDS: Array<[NatsBackendKind, boolean]> = [
+  ["builtin", false],
+  ["nats-server", BIN === undefined],
+];
+
+for (const [kind, skip] of KINDS)
+  describe.skipIf(skip)(`HFT private stream over NATS (${kind})`, () => {
+    it("learns the sub-account, applies executions with maker/taker before the cumulative record, ignores duplicates", async () => {
+      const t = await setup(kind);
+      await until(() => stream!.up, 5_000, "stream up");
+      const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
+      await counterHft(rig!, "Sell", "3300", "0.10");
+      const { order, execs } = await venueRecords(rig!, o.exchangeId);
+      expect(execs.length).toBe(1);
+      // The order record first (as the venue may send it), then the execution, then both again.
+      publish(`${P}.${SUB_ACCOUNT}.order`, { ...order, sub_account_id: SUB_ACCOUNT });
+      publish(`${P}.${SUB_ACCOUNT}.trade`, { ...execs[0], sub_account_id: SUB_ACCOUNT });
+      await until(() => o.filledLots === 10 && o.status === Status.PartiallyFilled, 3_000, "fill via stream");
+      expect(t.fills).toEqual([{ execId: execs[0]!.execId, synthetic: false, lots: 10 }]);
+      expect(t.liq.get(execs[0]!.execId)).toBe(true);
+      expect(stream!.stats.releasedByTrade).toBe(1);
+      await until(() => stream!.subAccountId === SUB_ACCOUNT, 2_000, "sub-account learned");
+      publish(`${P}.${SUB_ACCOUNT}.trade`, { ...execs[0], sub_account_id: SUB_ACCOUNT });
+      publish(`${P}.${SUB_ACCOUNT}.order`, { ...order, sub_account_id: SUB_ACCOUNT });
+      // A record of an order this gateway does not hold, on another sub-account: counted, not applied.
+      publish(`${P}.${SUB_ACCOUNT}.order`, {
+        ...order,
+        orderId: "other",
+        orderLinkId: "other",
+        sub_account_id: SUB_ACCOUNT,
+      });
+      await until(() => stream!.stats.orders + stream!.stats.foreign >= 3, 3_000, "duplicates seen");
+      expect(o.filledLots).toBe(10);
+      expect(t.fills.length).toBe(1);
+      expect(t.errors).toEqual([]);
     });
-    await until(() => stream!.stats.orders + stream!.stats.foreign >= 3, 3_000, "duplicates seen");
-    expect(o.filledLots).toBe(10);
-    expect(t.fills.length).toBe(1);
-    expect(t.errors).toEqual([]);
-  });
 
-  it("an order record waits at most execWaitMs for its execution, then its quantity is applied", async () => {
-    await setup({ subAccountId: SUB_ACCOUNT, execWaitMs: 30 });
-    await until(() => stream!.up, 5_000, "stream up");
-    const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
-    await counterHft(rig!, "Sell", "3300", "0.30");
-    const { order } = await venueRecords(rig!, o.exchangeId);
-    publish(`${P}.${SUB_ACCOUNT}.order`, order);
-    await until(() => o.status === Status.Filled, 3_000, "filled from the record");
-    expect(stream!.stats.releasedByTimeout).toBe(1);
-    expect(o.filledLots).toBe(30);
-  });
+    it("an order record waits at most execWaitMs for its execution, then its quantity is applied", async () => {
+      await setup(kind, { subAccountId: SUB_ACCOUNT, execWaitMs: 30 });
+      await until(() => stream!.up, 5_000, "stream up");
+      const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
+      await counterHft(rig!, "Sell", "3300", "0.30");
+      const { order } = await venueRecords(rig!, o.exchangeId);
+      publish(`${P}.${SUB_ACCOUNT}.order`, order);
+      await until(() => o.status === Status.Filled, 3_000, "filled from the record");
+      expect(stream!.stats.releasedByTimeout).toBe(1);
+      expect(o.filledLots).toBe(30);
+    });
 
-  it("a wrong signature is refused with a clear error that carries no secret", async () => {
-    const t = await setup({ signature: "wrong-signature-999" });
-    await until(() => t.errors.length >= 2, 5_000, "refusals");
-    expect(stream!.up).toBe(false);
-    expect(t.errors[0]).toBeInstanceOf(NatsAuthError);
-    expect(t.errors[0]!.message).toMatch(/refused the credentials/);
-    for (const e of t.errors) {
-      expect(e.message).not.toContain("wrong-signature-999");
-      expect(e.message).not.toContain(t.wsUser.password);
-    }
-    expect(stream!.transport.stats.authFailures).toBeGreaterThanOrEqual(2);
-  });
+    it("a wrong signature is refused with a clear error that carries no secret", async () => {
+      const t = await setup(kind, { signature: "wrong-signature-999" });
+      await until(() => t.errors.length >= 2, 5_000, "refusals");
+      expect(stream!.up).toBe(false);
+      expect(t.errors[0]).toBeInstanceOf(NatsAuthError);
+      expect(t.errors[0]!.message).toMatch(/refused the credentials/);
+      for (const e of t.errors) {
+        expect(e.message).not.toContain("wrong-signature-999");
+        expect(e.message).not.toContain(t.wsUser.password);
+      }
+      expect(stream!.transport.stats.authFailures).toBeGreaterThanOrEqual(2);
+    });
 
-  it("a killed server is seen as down; it reconnects and resubscribes when the server is back", async () => {
-    const t = await setup({ subAccountId: SUB_ACCOUNT });
-    await until(() => stream!.up, 5_000, "stream up");
-    await server!.kill();
-    await until(() => !stream!.up, 5_000, "down after kill");
-    await server!.restart();
-    await until(() => stream!.up, 10_000, "up again");
-    expect(t.states[0]).toBe("up");
-    expect(t.states.some((s) => s.startsWith("down:"))).toBe(true);
-    expect(t.states.at(-1)).toBe("reup");
-    // Subscribed again: a record published now arrives.
-    await pub!.close().catch(() => {});
-    pub = await wsconnect({
-      servers: server!.wsUrl,
-      wsFactory,
-      user: PUB.user,
-      pass: PUB.password,
-      reconnect: false,
-    } as never);
-    const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
-    await counterHft(rig!, "Sell", "3300", "0.10");
-    const { execs } = await venueRecords(rig!, o.exchangeId);
-    publish(`${P}.${SUB_ACCOUNT}.trade`, execs[0]);
-    await until(() => o.filledLots === 10, 3_000, "fill after reconnect");
+    it("a killed server is seen as down; it reconnects and resubscribes when the server is back", async () => {
+      const t = await setup(kind, { subAccountId: SUB_ACCOUNT });
+      await until(() => stream!.up, 5_000, "stream up");
+      await server!.kill();
+      await until(() => !stream!.up, 5_000, "down after kill");
+      await server!.restart();
+      await until(() => stream!.up, 10_000, "up again");
+      expect(t.states[0]).toBe("up");
+      expect(t.states.some((s) => s.startsWith("down:"))).toBe(true);
+      expect(t.states.at(-1)).toBe("reup");
+      // Subscribed again: a record published now arrives.
+      await pub!.close().catch(() => {});
+      pub = await wsconnect({
+        servers: server!.wsUrl,
+        wsFactory,
+        user: PUB.user,
+        pass: PUB.password,
+        reconnect: false,
+      } as never);
+      const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
+      await counterHft(rig!, "Sell", "3300", "0.10");
+      const { execs } = await venueRecords(rig!, o.exchangeId);
+      publish(`${P}.${SUB_ACCOUNT}.trade`, execs[0]);
+      await until(() => o.filledLots === 10, 3_000, "fill after reconnect");
+    });
   });
-});

@@ -1,12 +1,19 @@
 /**
- * The simulator publishing the HFT private streams to a real nats-server it controls the users of,
+ * The simulator publishing the HFT private streams to a NATS server it controls the users of (a real
+ * nats-server when installed, and its built-in endpoint always: the same cases against both),
  * and the gateway's consumer fetching real credentials from the simulator's signature endpoint:
  * a resting order hit by a counterparty reaches the store from the stream with maker/taker; a
  * tampered signature is refused by the server; an expiring credential is replaced and the stream
- * comes back. Skipped when no nats-server binary is installed (CI installs it).
+ * comes back. The nats-server cases are skipped when no binary is installed (CI installs it).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { findNatsServer, NatsServer } from "../../sim/index.js";
+import {
+  findNatsServer,
+  type NatsBackend,
+  type NatsBackendKind,
+  simNatsOptions,
+  startNatsBackend,
+} from "../../sim/index.js";
 import { Status } from "../../src/orders/index.js";
 import type { RestClient } from "../../src/rest/client.js";
 import type { V5Execution } from "../../src/rest/wire.js";
@@ -23,7 +30,7 @@ const BIN = findNatsServer();
 const PUBLISHER = { user: "sim-publisher", password: "sim-publisher-pw-1" };
 
 let rig: Rig | undefined;
-let server: NatsServer | undefined;
+let server: NatsBackend | undefined;
 let stream: HftPrivateStream | undefined;
 let creds: SocketCredentials | undefined;
 
@@ -35,13 +42,9 @@ afterEach(async () => {
   stream = server = rig = creds = undefined;
 });
 
-async function setup(o: { ttlS?: number; tamper?: boolean } = {}) {
-  server = await NatsServer.start({
-    users: [{ user: PUBLISHER.user, password: PUBLISHER.password }],
-    bin: BIN,
-  });
-  const srv = server;
-  rig = await startRig({ nats: { url: srv.wsUrl, ...PUBLISHER, authority: (users) => srv.setUsers(users) } });
+async function setup(kind: NatsBackendKind, o: { ttlS?: number; tamper?: boolean } = {}) {
+  server = await startNatsBackend(kind, [{ user: PUBLISHER.user, password: PUBLISHER.password }]);
+  rig = await startRig({ nats: simNatsOptions(server, PUBLISHER) });
   const real = rig.stack.client;
   const rest = o.tamper
     ? ({
@@ -60,7 +63,7 @@ async function setup(o: { ttlS?: number; tamper?: boolean } = {}) {
   const errors: Error[] = [];
   const states: string[] = [];
   stream = new HftPrivateStream({
-    url: srv.wsUrl,
+    url: server.wsUrl,
     feed,
     credentials: creds,
     backoff: { minMs: 20, maxMs: 200 },
@@ -74,40 +77,46 @@ async function setup(o: { ttlS?: number; tamper?: boolean } = {}) {
   return { liq, errors, states };
 }
 
-describe.skipIf(BIN === undefined)("simulator → nats-server → HFT private stream", () => {
-  it("a resting order hit by a counterparty is filled from the stream, as maker, with no poll", async () => {
-    const t = await setup();
-    await until(() => stream!.up, 5_000, "stream up");
-    const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
-    const realtimeBefore = rig!.sim.counters.requests("GET /v5/order/realtime");
-    await counterHft(rig!, "Sell", "3300", "0.30");
-    await until(() => o.status === Status.Filled, 3_000, "filled from the stream");
-    expect(o.filledLots).toBe(30);
-    expect([...t.liq.values()]).toEqual([true]);
-    expect(rig!.sim.counters.requests("GET /v5/order/realtime")).toBe(realtimeBefore);
-    expect(rig!.sim.counters.requests("GET /v5/execution/list")).toBe(0);
-    expect(stream!.subAccountId).toMatch(/^\d+$/);
-    expect(t.errors).toEqual([]);
-  });
+const KINDS: Array<[NatsBackendKind, boolean]> = [
+  ["builtin", false],
+  ["nats-server", BIN === undefined],
+];
 
-  it("a credential with a wrong signature is refused by the server, with no secret in the error", async () => {
-    const t = await setup({ tamper: true });
-    await until(() => t.errors.length >= 1, 5_000, "refusal");
-    expect(stream!.up).toBe(false);
-    expect(t.errors[0]).toBeInstanceOf(NatsAuthError);
-    for (const e of t.errors) expect(e.message).not.toContain("f".repeat(16));
-  });
+for (const [kind, skip] of KINDS)
+  describe.skipIf(skip)(`simulator → NATS → HFT private stream (${kind})`, () => {
+    it("a resting order hit by a counterparty is filled from the stream, as maker, with no poll", async () => {
+      const t = await setup(kind);
+      await until(() => stream!.up, 5_000, "stream up");
+      const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
+      const realtimeBefore = rig!.sim.counters.requests("GET /v5/order/realtime");
+      await counterHft(rig!, "Sell", "3300", "0.30");
+      await until(() => o.status === Status.Filled, 3_000, "filled from the stream");
+      expect(o.filledLots).toBe(30);
+      expect([...t.liq.values()]).toEqual([true]);
+      expect(rig!.sim.counters.requests("GET /v5/order/realtime")).toBe(realtimeBefore);
+      expect(rig!.sim.counters.requests("GET /v5/execution/list")).toBe(0);
+      expect(stream!.subAccountId).toMatch(/^\d+$/);
+      expect(t.errors).toEqual([]);
+    });
 
-  it("an expiring credential is refreshed; the server ends the old session and the stream comes back", async () => {
-    const t = await setup({ ttlS: 2 });
-    await until(() => stream!.up, 5_000, "stream up");
-    await until(() => t.states.includes("reup"), 8_000, "back after the credential expired");
-    expect(creds!.stats.fetches).toBeGreaterThanOrEqual(2);
-    expect(rig!.sim.counters.nats?.revoked).toBeGreaterThanOrEqual(1);
-    // Still delivering.
-    const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
-    await until(() => stream!.up, 5_000, "up");
-    await counterHft(rig!, "Sell", "3300", "0.10");
-    await until(() => o.filledLots === 10, 3_000, "fill after the refresh");
+    it("a credential with a wrong signature is refused by the server, with no secret in the error", async () => {
+      const t = await setup(kind, { tamper: true });
+      await until(() => t.errors.length >= 1, 5_000, "refusal");
+      expect(stream!.up).toBe(false);
+      expect(t.errors[0]).toBeInstanceOf(NatsAuthError);
+      for (const e of t.errors) expect(e.message).not.toContain("f".repeat(16));
+    });
+
+    it("an expiring credential is refreshed; the server ends the old session and the stream comes back", async () => {
+      const t = await setup(kind, { ttlS: 2 });
+      await until(() => stream!.up, 5_000, "stream up");
+      await until(() => t.states.includes("reup"), 8_000, "back after the credential expired");
+      expect(creds!.stats.fetches).toBeGreaterThanOrEqual(2);
+      expect(rig!.sim.counters.nats?.revoked).toBeGreaterThanOrEqual(1);
+      // Still delivering.
+      const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
+      await until(() => stream!.up, 5_000, "up");
+      await counterHft(rig!, "Sell", "3300", "0.10");
+      await until(() => o.filledLots === 10, 3_000, "fill after the refresh");
+    });
   });
-});

@@ -1,0 +1,481 @@
+/**
+ * The simulator's built-in NATS endpoint, for machines without a `nats-server` binary: the client
+ * protocol subset the official JavaScript client speaks over WebSocket (INFO, CONNECT with user/pass
+ * checked against a user list, PING/PONG, SUB/UNSUB with `*` and `>`, PUB/HPUB, MSG/HMSG, +OK/-ERR),
+ * on loopback, so the gateway's unchanged client connects to it. The simulator publishes in-process
+ * (`publish`), without a client connection of its own.
+ *
+ * A simulator endpoint, not a NATS server: no TLS, no clustering, leaf nodes, JetStream, accounts,
+ * JWT/nkey auth or slow-consumer policy; queue groups pick members in turn. Where it speaks, it
+ * answers as nats-server does (the same -ERR texts, the connection closed on the same errors), and the
+ * tests run the same protocol cases against both (test/sim/natsEndpoint.test.ts).
+ */
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { type WebSocket, WebSocketServer } from "ws";
+import { type NatsBackend, type NatsUser, PUBLIC_READER } from "./natsBackend.js";
+import { subjectMatches, subsetOf, validPublishSubject, validSubject } from "./natsSubjects.js";
+
+const CRLF = Buffer.from("\r\n");
+const MAX_CONTROL_LINE = 4_096;
+const MAX_PAYLOAD = 1_048_576;
+const AUTH_TIMEOUT_MS = 2_000;
+
+export interface NatsEndpointOptions {
+  users: NatsUser[];
+  /** Fixed port (a restart reuses it). Default: a free one. Always 127.0.0.1. */
+  wsPort?: number;
+}
+
+export interface NatsEndpointCounters {
+  connections: number;
+  authFailures: number;
+  /** Messages published (in-process and by clients). */
+  published: number;
+  /** Messages delivered to subscriptions. */
+  delivered: number;
+  /** Connections ended because their user was removed or changed. */
+  revoked: number;
+}
+
+interface Sub {
+  conn: Conn;
+  sid: string;
+  subject: string;
+  queue: string;
+  /** Deliveries left before an UNSUB with a maximum removes it (Infinity = none). */
+  left: number;
+}
+
+export class NatsEndpoint implements NatsBackend {
+  readonly kind = "builtin" as const;
+  readonly counters: NatsEndpointCounters = {
+    connections: 0,
+    authFailures: 0,
+    published: 0,
+    delivered: 0,
+    revoked: 0,
+  };
+  wsPort = 0;
+  private wss: WebSocketServer | undefined;
+  private users = new Map<string, NatsUser>();
+  private readonly conns = new Set<Conn>();
+  /** Queue group turn per `subject queue` key. */
+  private readonly turns = new Map<string, number>();
+  private readonly serverId = randomBytes(11).toString("hex").toUpperCase();
+
+  private constructor(o: NatsEndpointOptions) {
+    this.setUserList(o.users);
+    this.wsPort = o.wsPort ?? 0;
+  }
+
+  static async start(o: NatsEndpointOptions): Promise<NatsEndpoint> {
+    const e = new NatsEndpoint(o);
+    await e.listen();
+    return e;
+  }
+
+  get wsUrl(): string {
+    return `ws://127.0.0.1:${this.wsPort}`;
+  }
+
+  get running(): boolean {
+    return this.wss !== undefined;
+  }
+
+  /** Replaces the user list; connections whose user is gone or changed are ended, as on a reload. */
+  async setUsers(users: NatsUser[]): Promise<void> {
+    this.setUserList(users);
+    for (const c of this.conns) {
+      if (c.user === undefined) continue;
+      const u = this.users.get(c.user.user);
+      if (u === undefined || u.password !== c.user.password) {
+        // As nats-server on a reload: the connection is closed, without an -ERR.
+        this.counters.revoked++;
+        c.close(1000, "Client Closed");
+      } else c.user = u;
+    }
+  }
+
+  /**
+   * One message from the simulator itself (no client connection). False when the endpoint is down:
+   * the message is lost for every subscriber, as on a real outage.
+   */
+  publish(subject: string, payload: string | Uint8Array): boolean {
+    if (this.wss === undefined) return false;
+    this.route(subject, "", undefined, Buffer.from(payload as Uint8Array), undefined);
+    return true;
+  }
+
+  /** A crash: every connection dropped without a close handshake, the listener gone. */
+  async kill(): Promise<void> {
+    for (const c of this.conns) c.ws.terminate();
+    this.conns.clear();
+    await this.close();
+  }
+
+  /** Back on the same port (after `kill`). */
+  async restart(): Promise<void> {
+    if (this.running) await this.kill();
+    await this.listen();
+  }
+
+  async stop(): Promise<void> {
+    await this.kill();
+  }
+
+  // ---------- internals (used by Conn) ----------
+
+  info(conn: Conn): string {
+    return `INFO ${JSON.stringify({
+      server_id: this.serverId,
+      server_name: "hftgate-sim",
+      version: "2.10.0",
+      proto: 1,
+      go: "none (simulator endpoint)",
+      host: "127.0.0.1",
+      port: this.wsPort,
+      headers: true,
+      max_payload: MAX_PAYLOAD,
+      auth_required: true,
+      client_id: conn.id,
+      client_ip: "127.0.0.1",
+    })}\r\n`;
+  }
+
+  authenticate(fields: Record<string, unknown>): NatsUser | undefined {
+    // No credentials at all: the public reader (as nats-server's no_auth_user).
+    if (fields.user === undefined && fields.pass === undefined && fields.auth_token === undefined)
+      return PUBLIC_READER;
+    const u = typeof fields.user === "string" ? this.users.get(fields.user) : undefined;
+    if (u === undefined || typeof fields.pass !== "string" || fields.pass !== u.password) {
+      this.counters.authFailures++;
+      return undefined;
+    }
+    return u;
+  }
+
+  route(subject: string, reply: string, headers: Buffer | undefined, payload: Buffer, from?: Conn): void {
+    this.counters.published++;
+    const queues = new Map<string, Sub[]>();
+    for (const c of this.conns) {
+      if (c === from && !c.echo) continue;
+      for (const s of c.subs.values()) {
+        if (!subjectMatches(s.subject, subject) || !c.mayReceive(subject)) continue;
+        if (s.queue === "") this.deliver(s, subject, reply, headers, payload);
+        else {
+          const k = `${s.subject} ${s.queue}`;
+          const l = queues.get(k);
+          if (l === undefined) queues.set(k, [s]);
+          else l.push(s);
+        }
+      }
+    }
+    for (const [k, members] of queues) {
+      const turn = this.turns.get(k) ?? 0;
+      this.turns.set(k, turn + 1);
+      this.deliver(members[turn % members.length]!, subject, reply, headers, payload);
+    }
+  }
+
+  forget(c: Conn): void {
+    this.conns.delete(c);
+  }
+
+  private deliver(
+    s: Sub,
+    subject: string,
+    reply: string,
+    headers: Buffer | undefined,
+    payload: Buffer,
+  ): void {
+    this.counters.delivered++;
+    s.conn.deliver(s, subject, reply, headers, payload);
+    if (--s.left <= 0) s.conn.subs.delete(s.sid);
+  }
+
+  private setUserList(users: NatsUser[]): void {
+    this.users = new Map([...users, PUBLIC_READER].map((u) => [u.user, u]));
+  }
+
+  private listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const wss = new WebSocketServer({
+        host: "127.0.0.1",
+        port: this.wsPort,
+        perMessageDeflate: false,
+        maxPayload: MAX_PAYLOAD + MAX_CONTROL_LINE,
+      });
+      wss.once("error", reject);
+      wss.once("listening", () => {
+        wss.off("error", reject);
+        wss.on("error", () => {});
+        this.wsPort = (wss.address() as AddressInfo).port;
+        this.wss = wss;
+        resolve();
+      });
+      wss.on("connection", (ws) => {
+        this.counters.connections++;
+        const c = new Conn(this, ws, String(this.counters.connections));
+        this.conns.add(c);
+      });
+    });
+  }
+
+  private close(): Promise<void> {
+    const wss = this.wss;
+    this.wss = undefined;
+    if (wss === undefined) return Promise.resolve();
+    return new Promise((resolve) => wss.close(() => resolve()));
+  }
+}
+
+/** One client connection: a streaming parser of the client's protocol and its subscriptions. */
+class Conn {
+  user: NatsUser | undefined;
+  echo = true;
+  readonly subs = new Map<string, Sub>();
+  private verbose = false;
+  private headers = false;
+  private buf: Buffer = Buffer.alloc(0);
+  /** Waiting for a payload: the op's fields and its total size. */
+  private pending: { subject: string; reply: string; hdr: number; size: number } | undefined;
+  private closed = false;
+  private readonly authTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly ep: NatsEndpoint,
+    readonly ws: WebSocket,
+    readonly id: string,
+  ) {
+    ws.on("message", (data: Buffer) => this.onData(data));
+    ws.on("close", () => this.end());
+    ws.on("error", () => this.end());
+    this.authTimer = setTimeout(() => this.fail("Authentication Timeout"), AUTH_TIMEOUT_MS);
+    this.authTimer.unref();
+    this.send(ep.info(this));
+  }
+
+  /** May a message on `subject` reach this client (its subscribe deny list)? */
+  mayReceive(subject: string): boolean {
+    const deny = this.user?.permissions?.subscribe?.deny;
+    return deny === undefined || !deny.some((d) => subjectMatches(d, subject));
+  }
+
+  deliver(s: Sub, subject: string, reply: string, headers: Buffer | undefined, payload: Buffer): void {
+    const r = reply === "" ? "" : ` ${reply}`;
+    if (headers !== undefined && this.headers) {
+      const total = headers.length + payload.length;
+      this.sendBuf(
+        Buffer.concat([
+          Buffer.from(`HMSG ${subject} ${s.sid}${r} ${headers.length} ${total}\r\n`),
+          headers,
+          payload,
+          CRLF,
+        ]),
+      );
+    } else {
+      this.sendBuf(
+        Buffer.concat([Buffer.from(`MSG ${subject} ${s.sid}${r} ${payload.length}\r\n`), payload, CRLF]),
+      );
+    }
+  }
+
+  /** -ERR and close (nats-server's answer to auth, size and parser errors; its WebSocket close codes). */
+  fail(err: string): void {
+    if (this.closed) return;
+    this.send(`-ERR '${err}'\r\n`);
+    const auth = err.startsWith("Auth");
+    this.close(auth ? 1008 : 1002, auth ? "Authentication Failure" : "Protocol Violation");
+  }
+
+  close(code: number, reason: string): void {
+    this.end();
+    this.ws.close(code, reason);
+  }
+
+  private end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.authTimer);
+    this.subs.clear();
+    this.ep.forget(this);
+  }
+
+  private send(s: string): void {
+    this.sendBuf(Buffer.from(s));
+  }
+
+  private sendBuf(b: Buffer): void {
+    if (!this.closed) this.ws.send(b);
+  }
+
+  private ok(): void {
+    if (this.verbose) this.send("+OK\r\n");
+  }
+
+  private onData(data: Buffer): void {
+    this.buf = this.buf.length === 0 ? data : Buffer.concat([this.buf, data]);
+    let off = 0;
+    while (!this.closed) {
+      const p = this.pending;
+      if (p !== undefined) {
+        if (this.buf.length - off < p.size + 2) break;
+        const body = this.buf.subarray(off, off + p.size);
+        if (this.buf[off + p.size] !== 13 || this.buf[off + p.size + 1] !== 10) {
+          this.fail("Unknown Protocol Operation");
+          return;
+        }
+        off += p.size + 2;
+        this.pending = undefined;
+        this.publish(p.subject, p.reply, p.hdr, Buffer.from(body));
+        continue;
+      }
+      const eol = this.buf.indexOf(CRLF, off);
+      if (eol < 0) {
+        if (this.buf.length - off > MAX_CONTROL_LINE) this.fail("Maximum Control Line Exceeded");
+        break;
+      }
+      const line = this.buf.toString("utf8", off, eol);
+      off = eol + 2;
+      this.op(line);
+    }
+    this.buf = off >= this.buf.length ? Buffer.alloc(0) : this.buf.subarray(off);
+  }
+
+  private op(line: string): void {
+    const sp = line.search(/[ \t]/);
+    const name = (sp < 0 ? line : line.slice(0, sp)).toUpperCase();
+    const rest = sp < 0 ? "" : line.slice(sp + 1).trim();
+    if (this.user === undefined && name !== "CONNECT") {
+      this.fail("Authorization Violation");
+      return;
+    }
+    const args = rest === "" ? [] : rest.split(/[ \t]+/);
+    switch (name) {
+      case "CONNECT":
+        this.connect(rest);
+        break;
+      case "PING":
+        this.send("PONG\r\n");
+        break;
+      case "PONG":
+        break;
+      case "SUB":
+        this.sub(args);
+        break;
+      case "UNSUB":
+        this.unsub(args);
+        break;
+      case "PUB":
+      case "HPUB":
+        this.pubHeader(name, args);
+        break;
+      default:
+        this.fail("Unknown Protocol Operation");
+    }
+  }
+
+  private connect(json: string): void {
+    let fields: Record<string, unknown>;
+    try {
+      const v: unknown = JSON.parse(json);
+      if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Error("not an object");
+      fields = v as Record<string, unknown>;
+    } catch {
+      this.fail("Invalid Connect");
+      return;
+    }
+    if (this.user !== undefined) return; // a second CONNECT changes nothing here
+    const u = this.ep.authenticate(fields);
+    if (u === undefined) {
+      this.fail("Authorization Violation");
+      return;
+    }
+    clearTimeout(this.authTimer);
+    this.user = u;
+    // The protocol's defaults: verbose and echo on unless the client says otherwise.
+    this.verbose = fields.verbose !== false;
+    this.headers = fields.headers === true;
+    this.echo = fields.echo !== false;
+    this.ok();
+  }
+
+  private sub(a: string[]): void {
+    if (a.length !== 2 && a.length !== 3) {
+      this.fail("Unknown Protocol Operation");
+      return;
+    }
+    const subject = a[0]!;
+    const queue = a.length === 3 ? a[1]! : "";
+    const sid = a[a.length - 1]!;
+    if (!validSubject(subject)) {
+      this.send("-ERR 'Invalid Subject'\r\n");
+      return;
+    }
+    const perm = this.user?.permissions?.subscribe;
+    const allowed =
+      (perm?.allow === undefined || perm.allow.some((p) => subsetOf(subject, p))) &&
+      !(perm?.deny ?? []).some((p) => subsetOf(subject, p));
+    if (!allowed) {
+      const q = queue === "" ? "" : ` using queue "${queue}"`;
+      this.send(`-ERR 'Permissions Violation for Subscription to "${subject}"${q}'\r\n`);
+      return;
+    }
+    this.subs.set(sid, { conn: this, sid, subject, queue, left: Number.POSITIVE_INFINITY });
+    this.ok();
+  }
+
+  private unsub(a: string[]): void {
+    if (a.length !== 1 && a.length !== 2) {
+      this.fail("Unknown Protocol Operation");
+      return;
+    }
+    const s = this.subs.get(a[0]!);
+    if (s !== undefined) {
+      const max = a.length === 2 ? Number(a[1]) : 0;
+      if (Number.isInteger(max) && max > 0) s.left = max;
+      else this.subs.delete(s.sid);
+    }
+    this.ok();
+  }
+
+  private pubHeader(name: string, a: string[]): void {
+    const hpub = name === "HPUB";
+    const n = hpub ? 3 : 2;
+    if (a.length !== n && a.length !== n + 1) {
+      this.fail("Unknown Protocol Operation");
+      return;
+    }
+    const size = Number(a[a.length - 1]);
+    const hdr = hpub ? Number(a[a.length - 2]) : 0;
+    if (!Number.isInteger(size) || size < 0 || !Number.isInteger(hdr) || hdr < 0 || hdr > size) {
+      this.fail("Unknown Protocol Operation");
+      return;
+    }
+    if (size > MAX_PAYLOAD) {
+      this.fail("Maximum Payload Violation");
+      return;
+    }
+    this.pending = { subject: a[0]!, reply: a.length === n + 1 ? a[1]! : "", hdr: hpub ? hdr : -1, size };
+  }
+
+  private publish(subject: string, reply: string, hdr: number, body: Buffer): void {
+    if (!validPublishSubject(subject)) {
+      this.send("-ERR 'Invalid Publish Subject'\r\n");
+      return;
+    }
+    const perm = this.user?.permissions?.publish;
+    const allowed =
+      (perm?.allow === undefined || perm.allow.some((p) => subjectMatches(p, subject))) &&
+      !(perm?.deny ?? []).some((p) => subjectMatches(p, subject));
+    if (!allowed) {
+      this.send(`-ERR 'Permissions Violation for Publish to "${subject}"'\r\n`);
+      return;
+    }
+    const headers = hdr >= 0 ? body.subarray(0, hdr) : undefined;
+    const payload = hdr >= 0 ? body.subarray(hdr) : body;
+    this.ok();
+    this.ep.route(subject, reply, headers, payload, this);
+  }
+}

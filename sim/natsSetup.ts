@@ -1,0 +1,54 @@
+/**
+ * Starting the NATS server of the simulator's HFT streams: which backend (`SimNatsMode`), its
+ * publisher account, and the simulator's `nats` option for it.
+ */
+import { randomBytes } from "node:crypto";
+import type { NatsBackend, NatsBackendKind, NatsUser } from "./natsBackend.js";
+import { NatsEndpoint } from "./natsEndpoint.js";
+import { findNatsServer, NatsServer } from "./natsServer.js";
+import type { SimNatsOptions } from "./natsStreams.js";
+
+/** `auto`: nats-server when installed, else built-in; `server`: nats-server or fail; `off`: none. */
+export type SimNatsMode = "auto" | "builtin" | "server" | "off";
+
+/** Starts a backend with `users` ("nats-server" throws when the binary is missing). */
+export async function startNatsBackend(kind: NatsBackendKind, users: NatsUser[]): Promise<NatsBackend> {
+  if (kind === "builtin") return NatsEndpoint.start({ users });
+  const bin = findNatsServer();
+  if (bin === undefined) throw new Error("nats-server not found (Debian package nats-server)");
+  return NatsServer.start({ users, bin });
+}
+
+/** The simulator's `nats` option for a backend: its publisher account, its user authority. */
+export function simNatsOptions(
+  backend: NatsBackend,
+  publisher: { user: string; password: string },
+): SimNatsOptions {
+  return {
+    url: backend.wsUrl,
+    ...publisher,
+    authority: (users) => backend.setUsers(users),
+    // The built-in endpoint takes the simulator's messages in-process.
+    ...(backend instanceof NatsEndpoint ? { local: backend } : {}),
+  };
+}
+
+export interface SimNatsSetup {
+  server: NatsBackend;
+  /** The simulator's `nats` option (publisher account + user authority). */
+  sim: SimNatsOptions;
+}
+
+/**
+ * For a gateway with the embedded simulator: the NATS server of the HFT streams (`mode`, see
+ * SimNatsMode), with a random publisher password; the simulator installs every socket credential it
+ * issues as a user. Undefined when off.
+ */
+export async function startSimNats(mode: SimNatsMode): Promise<SimNatsSetup | undefined> {
+  if (mode === "off") return undefined;
+  let kind: NatsBackendKind = mode === "server" ? "nats-server" : "builtin";
+  if (mode === "auto" && findNatsServer() !== undefined) kind = "nats-server";
+  const publisher = { user: "hftgate-sim", password: randomBytes(18).toString("base64url") };
+  const server = await startNatsBackend(kind, [publisher]);
+  return { server, sim: simNatsOptions(server, publisher) };
+}
