@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from hftgate_client import (
+    AmendRejectReason,
     Code,
     MdFlags,
     MdStatus,
@@ -225,6 +226,27 @@ class LiveTest(unittest.IsolatedAsyncioTestCase):
         # new logon gets fresh balance snapshots, with the next seq numbers.)
         missed = [(h, msg) for h, msg in log.all if h.seq > last_before]
         self.assertEqual([(h, msg) for h, msg in log2.all if last_before < h.seq <= a.last_seq], missed)
+
+    async def test_amend_in_place_then_a_refused_amend(self) -> None:
+        c, log = await self.client("amend")
+        btc = c.instrument(SYMBOL)
+        cl = await c.place_order(btc, Side.BUY, QTY, REST_PRICE)
+        await c.until(lambda: c.order(cl).status == OrderStatus.NEW)  # type: ignore[union-attr]
+        new_price = REST_PRICE + btc.tick_size * 5
+        self.assertEqual(await c.amend(cl, price=new_price, qty=QTY * 2), 0)  # HFT: in place, no new number
+        await log.until(lambda: log.of(m.OrderUpdate, lambda u: u.cl_ord_no == cl and u.price_ticks == btc.to_ticks(new_price)))
+        pending = log.of(m.OrderUpdate, status(cl, OrderStatus.PENDING_REPLACE))
+        done = log.of(m.OrderUpdate, lambda u: u.cl_ord_no == cl and u.price_ticks == btc.to_ticks(new_price))[0]
+        self.assertEqual(len(pending), 1)
+        self.assertEqual(pending[0].price_ticks, btc.to_ticks(REST_PRICE))  # the old values while pending
+        self.assertEqual((done.status, done.qty_lots, done.leaves_qty_lots), (OrderStatus.NEW, 10, 10))
+        [held] = await c.query(cl)  # the gateway's view agrees
+        self.assertEqual((held.price_ticks, held.qty_lots), (btc.to_ticks(new_price), 10))
+        await c.amend(cl, price=new_price)  # nothing changes: refused, nothing sent
+        rej = await log.first(m.AmendReject, lambda r: r.cl_ord_no == cl)
+        self.assertEqual(rej.reason, AmendRejectReason.NOTHING_TO_AMEND)
+        with self.assertRaises(OffGridError):
+            await c.amend(cl, price=new_price + Decimal("0.01"))
 
     async def test_market_data_snapshot_then_updates_in_sequence(self) -> None:
         c, log = await self.client("md")
