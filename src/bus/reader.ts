@@ -38,27 +38,48 @@ export interface ReadOptions {
 
 export async function readDropCopy(nc: NatsConnection, o: ReadOptions): Promise<DropCopyReading> {
   const js = jetstream(nc, { timeout: 5000 });
-  const from = Math.max(1, o.fromSeq ?? 1);
-  const consumer = await js.consumers.get(streamName(o.account), {
-    deliver_policy: DeliverPolicy.StartSequence,
-    opt_start_seq: from,
-  });
-  let lastSeq = from - 1;
-  let msgs: ConsumerMessages | undefined = await consumer.consume({ max_messages: 512, expires: 2000 });
+  const stream = streamName(o.account);
+  let lastSeq = Math.max(1, o.fromSeq ?? 1) - 1;
+  let stopped = false;
+  const open = async (): Promise<ConsumerMessages> => {
+    const consumer = await js.consumers.get(stream, {
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: lastSeq + 1,
+    });
+    const msgs = await consumer.consume({ max_messages: 512, expires: 2000 });
+    // The library recreates an ordered consumer itself; if that keeps failing (its node gone, no
+    // quorum for a while), start a fresh one from the next sequence instead of waiting for ever.
+    void (async () => {
+      for await (const s of msgs.status()) {
+        if (s.type === "heartbeats_missed" && s.count >= 3) msgs.stop();
+      }
+    })().catch(() => {});
+    return msgs;
+  };
+  let msgs: ConsumerMessages | undefined = await open(); // the first failure (e.g. permission) is the caller's
   const loop = (async () => {
-    for await (const m of msgs!) {
-      const seq = m.seq;
-      if (seq <= lastSeq) continue; // an ordered consumer never repeats; guard anyway
-      lastSeq = seq;
-      const msg = decodeG2C(m.data);
-      if (msg.name === undefined) continue;
-      o.onEvent({
-        streamSeq: seq,
-        dcSeq: Number(m.headers?.get(HEADER.dcSeq)) || 0,
-        session: m.headers?.get(HEADER.session) ?? "",
-        msg,
-        timeMs: Math.floor(m.info.timestampNanos / 1e6),
-      });
+    while (!stopped) {
+      try {
+        msgs ??= await open();
+        for await (const m of msgs) {
+          const seq = m.seq;
+          if (seq <= lastSeq) continue; // an ordered consumer never repeats; guard anyway
+          lastSeq = seq;
+          const msg = decodeG2C(m.data);
+          if (msg.name === undefined) continue;
+          o.onEvent({
+            streamSeq: seq,
+            dcSeq: Number(m.headers?.get(HEADER.dcSeq)) || 0,
+            session: m.headers?.get(HEADER.session) ?? "",
+            msg,
+            timeMs: Math.floor(m.info.timestampNanos / 1e6),
+          });
+        }
+      } catch {
+        // recreated below
+      }
+      msgs = undefined;
+      if (!stopped) await new Promise((r) => setTimeout(r, 250));
     }
   })();
   return {
@@ -66,9 +87,8 @@ export async function readDropCopy(nc: NatsConnection, o: ReadOptions): Promise<
       return lastSeq;
     },
     async stop() {
-      const x = msgs;
-      msgs = undefined;
-      await x?.close();
+      stopped = true;
+      await msgs?.close();
       await loop.catch(() => {});
     },
   };

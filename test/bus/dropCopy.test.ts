@@ -98,8 +98,8 @@ describe.skipIf(natsMissing)("drop copy on a 3-node cluster", () => {
     const victim = w.cluster.servers.indexOf(gw.bus!.server);
     expect(victim).toBeGreaterThanOrEqual(0);
     await burst(c, eth, 40, () => w.cluster.kill(victim));
-    await until(() => gw.bus!.dropCopy!.pending === 0, 20_000, "drop copy published");
-    await until(() => events.at(-1)?.dcSeq === gw.bus!.dropCopy!.lastDc, 10_000, "reader caught up");
+    await until(() => gw.bus!.dropCopy!.pending === 0, 30_000, "drop copy published");
+    await until(() => events.at(-1)?.dcSeq === gw.bus!.dropCopy!.lastDc, 30_000, "reader caught up");
     checkStream(events, gw.bus!.dropCopy!.lastDc);
     const dc = events.filter((e) => e.session === "dc-1").map((e) => `${e.msg.header.seq}:${e.msg.name}`);
     expect(dc).toEqual(seen);
@@ -141,7 +141,7 @@ describe.skipIf(natsMissing)("drop copy on a 3-node cluster", () => {
     );
     await until(
       () => events.at(-1)?.dcSeq === gw.bus!.dropCopy!.lastDc,
-      10_000,
+      30_000,
       `reader caught up ${events.length} ${events.at(-1)?.dcSeq} ${gw.bus!.dropCopy!.lastDc} ${reading.lastSeq}`,
     );
     checkStream(events, gw.bus!.dropCopy!.lastDc);
