@@ -423,8 +423,14 @@ const TABLE = [
   {
     path: "streams.hftNats.execWaitMs",
     type: int(0, 5_000),
-    def: 50,
-    doc: "hold an order push that is ahead of its executions this long for them, so the fill carries maker/taker (0 = apply at once)",
+    def: 250,
+    doc: "[assumed] hold an order push that is ahead of its executions this long for them, so the fill carries maker/taker (0 = apply at once); past it the fill is derived from the cumulative quantity, liquidity unknown",
+  },
+  {
+    path: "streams.hftNats.echoTimeoutMs",
+    type: int(0, 600_000),
+    def: 5_000,
+    doc: "[assumed] an HFT order acked while the stream is trusted must appear on it within this long, else the stream is declared silent (reconnect, HFT polling meanwhile, reconcile); 0 = off",
   },
   {
     path: "streams.hftAuditIntervalMs",

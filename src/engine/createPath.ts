@@ -275,6 +275,7 @@ export class CreatePath {
     }
     d.store.ackCreate(o.clientId, answer.exchangeId);
     if (answer.record !== undefined) d.answerRecords.apply(o, s, answer.record);
+    if (o.surface === "hft" && d.run.hftPushTrusted) d.run.hftEchoExpected?.(answer.exchangeId);
     // An answer with ids only: an order that may have traded at once is asked about now rather than
     // at the next poll, when the query budget has room (IOC/FOK/market always do).
     if (

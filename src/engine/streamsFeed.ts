@@ -99,6 +99,8 @@ export class StreamsFeed implements VenueFeed {
         });
       },
     });
+    const hft = this.sync.hftStream;
+    if (hft !== undefined) engine.run.hftEchoExpected = (id) => hft.expectEcho(id);
   }
 
   async start(): Promise<void> {
@@ -115,6 +117,7 @@ export class StreamsFeed implements VenueFeed {
       authMode: n.auth,
       subAccountId: n.subAccountId,
       execWaitMs: n.execWaitMs,
+      echoTimeoutMs: n.echoTimeoutMs,
       staleMs: ctx.config.streams.staleMs,
       credentials: new SocketCredentials({
         rest: ctx.rest.client,

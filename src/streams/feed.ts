@@ -173,6 +173,21 @@ export class OrderFeed {
     return !!exchangeId && this.store.byExchangeId(exchangeId) !== undefined;
   }
 
+  /**
+   * For a v5 order record of an order the store holds: its cumulative quantity and the quantity real
+   * executions have brought so far, in lots (undefined when malformed or unknown; nothing counted).
+   */
+  v5Progress(raw: unknown): { cumLots: number; execLots: number } | undefined {
+    if (!isV5OrderRecord(raw)) return undefined;
+    const inst = this.instruments.lookup("hft", raw.symbol);
+    const o =
+      (raw.orderLinkId ? this.store.byClientId(raw.orderLinkId) : undefined) ??
+      (raw.orderId ? this.store.byExchangeId(raw.orderId) : undefined);
+    const cum = Number(raw.cumExecQty);
+    if (inst === undefined || o === undefined || !Number.isFinite(cum)) return undefined;
+    return { cumLots: Math.round(cum / gridOf(inst).stepNum), execLots: o.execLots };
+  }
+
   /** A Spot order record; undefined when malformed (counted). */
   spotOrder(raw: unknown, source: Source, tsNs: number = monoNs()): ApplyResult | undefined {
     if (!isSpotOrderRecord(raw)) return this.bad();

@@ -107,16 +107,31 @@ for (const [kind, skip] of KINDS)
       for (const e of t.errors) expect(e.message).not.toContain("f".repeat(16));
     });
 
-    it("an expiring credential is refreshed; the server ends the old session and the stream comes back", async () => {
+    it("an expiring credential is refreshed and the connection rolled onto it before it expires: no down", async () => {
       const t = await setup(kind, { ttlS: 2 });
       await until(() => stream!.up, 5_000, "stream up");
-      await until(() => t.states.includes("reup"), 8_000, "back after the credential expired");
-      expect(creds!.stats.fetches).toBeGreaterThanOrEqual(2);
-      expect(rig!.sim.counters.nats?.revoked).toBeGreaterThanOrEqual(1);
+      await until(() => (rig!.sim.counters.nats?.revoked ?? 0) >= 2, 10_000, "two credentials expired");
+      expect(creds!.stats.fetches).toBeGreaterThanOrEqual(3);
+      expect(stream!.transport.stats.rolls).toBeGreaterThanOrEqual(2);
+      // The server revoked each old credential after the connection had moved off it.
+      expect(t.states).toEqual(["up"]);
+      expect(stream!.up).toBe(true);
       // Still delivering.
       const o = await placeHft(rig!, { symbol: "ETHUSDT", side: "buy", price: "3300", qty: "0.30" });
-      await until(() => stream!.up, 5_000, "up");
       await counterHft(rig!, "Sell", "3300", "0.10");
       await until(() => o.filledLots === 10, 3_000, "fill after the refresh");
+    });
+
+    it("a refused credential is dropped: the next connect fetches a fresh one and the stream comes back", async () => {
+      const t = await setup(kind, { ttlS: 2 });
+      await until(() => stream!.up, 5_000, "stream up");
+      // The refresh's credential is refused: the roll fails, the old one expires, the stream goes down.
+      rig!.sim.faults.setNats({ refuseGrants: 1 });
+      await until(() => t.states.includes("reup"), 10_000, "back after the refusal");
+      expect(rig!.sim.counters.nats?.refused).toBe(1);
+      expect(t.errors.some((e) => e instanceof NatsAuthError)).toBe(true);
+      expect(t.states.filter((s) => s.startsWith("down:"))).toHaveLength(1);
+      // Presented once: the refused credential was dropped, not offered again on the reconnect.
+      expect(stream!.transport.stats.authFailures).toBe(1);
     });
   });

@@ -1,7 +1,9 @@
 /**
  * The HFT private-stream credentials of exchange-api §3.12: `GET /dma/api/v1/socket/signature`
  * (signed like any request) answers `{api_key, expires, signature}`. Kept in memory only, refreshed on
- * a timer well before `expires`, handed to the NATS authenticator synchronously (it may not await).
+ * a timer well before `expires` (listeners are told, so the connection can be rolled onto the new one
+ * before the old expires), dropped when the server refuses it (`invalidate`: the next connect fetches
+ * a fresh one), handed to the NATS authenticator synchronously (it may not await).
  * The values never leave this object except through `current()`; `toJSON` and `inspect` show none.
  */
 import { inspect } from "node:util";
@@ -55,6 +57,7 @@ export class SocketCredentials {
   private inflight: Promise<SocketCredential> | undefined;
   private retryMs: number;
   private stopped = false;
+  private readonly renewed: Array<(c: SocketCredential) => void> = [];
   private readonly now: () => number;
 
   constructor(private readonly o: CredentialOptions) {
@@ -105,6 +108,16 @@ export class SocketCredentials {
     return this.inflight;
   }
 
+  /** The server refused the held credential: forget it, so the next `get()` fetches a fresh one. */
+  invalidate(): void {
+    this.cred = undefined;
+  }
+
+  /** `fn` after each timed refresh (not after fetches a connect asked for). */
+  onRenewed(fn: (c: SocketCredential) => void): void {
+    this.renewed.push(fn);
+  }
+
   /** Allows the refresh timer again after `stop()`. */
   start(): void {
     this.stopped = false;
@@ -127,7 +140,12 @@ export class SocketCredentials {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.fetch().catch(() => {});
+      this.fetch().then(
+        (c) => {
+          for (const fn of this.renewed) fn(c);
+        },
+        () => {},
+      );
     }, ms);
     this.timer.unref();
   }

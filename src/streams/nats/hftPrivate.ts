@@ -10,8 +10,15 @@
  * first payload of an order this gateway knows names its `sub_account_id`, then the exact subjects.
  *
  * Liquidity: a Fill's maker/taker comes only from the execution. An order record that reports more
- * filled than the executions seen so far is held up to `execWaitMs` for them, so the Fill the strategy
- * gets is the execution's (maker/taker known), not a quantity derived from the cumulative record.
+ * filled than the executions the store has applied is held up to `execWaitMs` for them, so the Fill
+ * the strategy gets is the execution's (maker/taker known), not a quantity derived from the cumulative
+ * record; only a trade that never comes within the grace leaves a derived fill (liquidity unknown).
+ *
+ * Silence: the venue publishes an order's New on its creation (§6.4 lists New), so an HFT create
+ * acknowledged while the stream is trusted (`expectEcho`) must show up on it within `echoTimeoutMs`;
+ * when it does not, the stream is silent although its connection is up: the connection is restarted
+ * (down → polling at once → reconnect → reconcile → trusted). Credentials: each timed refresh rolls
+ * the connection onto the new one before the old expires; a refused one is dropped and re-fetched.
  */
 import { Source } from "../../orders/index.js";
 import type { OrderFeed } from "../feed.js";
@@ -36,8 +43,10 @@ export interface HftPrivateOptions {
   authMode?: NatsAuthMode;
   /** Known sub-account id; empty/undefined = learn it from the first own payload. */
   subAccountId?: string;
-  /** Hold an order record ahead of its executions at most this long (ms). 0 = never hold. Default 50. */
+  /** Hold an order record ahead of its executions at most this long (ms). 0 = never hold. Default 250. */
   execWaitMs?: number;
+  /** An order acked while trusted must appear on the stream within this long (ms), else the stream is silent. 0 = off. Default 5,000. */
+  echoTimeoutMs?: number;
   listener?: StreamStateListener;
   staleMs?: number;
   backoff?: BackoffOptions;
@@ -55,12 +64,13 @@ export interface HftPrivateStats {
   held: number;
   releasedByTrade: number;
   releasedByTimeout: number;
+  /** Acked orders the stream never showed within `echoTimeoutMs` (each restarted the connection). */
+  silentTrips: number;
   /** Venue timestamp → receipt (ms), last message. */
   lastLagMs: number;
 }
 
 type Rec = Record<string, unknown>;
-const EPS = 1e-9;
 
 export class HftPrivateStream {
   readonly transport: NatsStream;
@@ -72,13 +82,15 @@ export class HftPrivateStream {
     held: 0,
     releasedByTrade: 0,
     releasedByTimeout: 0,
+    silentTrips: 0,
     lastLagMs: 0,
   };
   private subAccount: string | undefined;
   private readonly dec = new TextDecoder();
-  /** Executed quantity seen on the trade subject, per exchange order id (bounded by live orders). */
-  private readonly execSum = new Map<string, number>();
   private readonly held = new Map<string, { rec: Rec; timer: NodeJS.Timeout }>();
+  /** Exchange order id → deadline (ms) of its first message (acked while trusted). */
+  private readonly echoes = new Map<string, number>();
+  private echoTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: HftPrivateOptions) {
     this.subAccount = o.subAccountId || undefined;
@@ -93,13 +105,18 @@ export class HftPrivateStream {
         onUp: (n, r) => o.listener?.onUp(n, r),
         onDown: (n, reason) => {
           this.releaseAll();
+          this.clearEchoes();
           o.listener?.onDown(n, reason);
         },
       },
       staleMs: o.staleMs,
       backoff: o.backoff,
       onError: o.onError,
+      // A refused credential is never presented again: the next attempt fetches a fresh one.
+      onAuthRefused: () => o.credentials.invalidate(),
     });
+    // A timed refresh: move the connection onto the new credential before the old one expires.
+    o.credentials.onRenewed(() => void this.transport.roll());
   }
 
   get up(): boolean {
@@ -124,6 +141,41 @@ export class HftPrivateStream {
     this.o.credentials.stop();
     await this.transport.stop();
     this.releaseAll();
+    this.clearEchoes();
+  }
+
+  /** An HFT create was acknowledged while the stream is trusted: its New must come on the stream. */
+  expectEcho(orderId: string): void {
+    const ms = this.o.echoTimeoutMs ?? 5_000;
+    if (ms <= 0 || orderId === "" || !this.transport.up) return;
+    this.echoes.set(orderId, Date.now() + ms);
+    if (this.echoTimer === undefined) {
+      this.echoTimer = setInterval(() => this.checkEchoes(), Math.max(10, Math.min(250, ms / 4)));
+      this.echoTimer.unref();
+    }
+  }
+
+  private checkEchoes(): void {
+    const now = Date.now();
+    for (const [id, deadline] of this.echoes) {
+      if (deadline > now) continue;
+      this.stats.silentTrips++;
+      this.clearEchoes();
+      this.o.onError?.(
+        new Error(
+          `${this.transport.name}: silent: order ${id}, acknowledged ${this.o.echoTimeoutMs ?? 5_000} ms ago, never appeared on the stream; reconnecting`,
+        ),
+      );
+      void this.transport.restart("silent");
+      return;
+    }
+    if (this.echoes.size === 0) this.clearEchoes();
+  }
+
+  private clearEchoes(): void {
+    this.echoes.clear();
+    if (this.echoTimer !== undefined) clearInterval(this.echoTimer);
+    this.echoTimer = undefined;
   }
 
   private onMessage(subject: string, data: Uint8Array): void {
@@ -149,6 +201,7 @@ export class HftPrivateStream {
     const feed = this.o.feed;
     const orderId = typeof r.orderId === "string" ? r.orderId : "";
     const linkId = typeof r.orderLinkId === "string" ? r.orderLinkId : "";
+    if (this.echoes.size > 0) this.echoes.delete(orderId);
     if (!feed.knows(linkId, orderId)) {
       this.stats.foreign++;
       return;
@@ -159,19 +212,16 @@ export class HftPrivateStream {
     if (trade) {
       this.stats.trades++;
       if (feed.v5Execution(r, Source.Stream) === undefined) return;
-      const sum = (this.execSum.get(orderId) ?? 0) + Number(r.execQty);
-      this.execSum.set(orderId, sum);
       const h = this.held.get(orderId);
-      if (h !== undefined && Number(h.rec.cumExecQty) <= sum + EPS) {
+      if (h !== undefined && !this.ahead(h.rec)) {
         this.stats.releasedByTrade++;
         this.release(orderId);
       }
       return;
     }
     this.stats.orders++;
-    const wait = this.o.execWaitMs ?? 50;
-    const cum = Number(r.cumExecQty);
-    if (wait > 0 && cum > (this.execSum.get(orderId) ?? 0) + EPS && orderId !== "") {
+    const wait = this.o.execWaitMs ?? 250;
+    if (wait > 0 && orderId !== "" && this.ahead(r)) {
       const prev = this.held.get(orderId);
       if (prev !== undefined) {
         prev.rec = r; // records are cumulative: the newest one says everything the older did
@@ -185,13 +235,13 @@ export class HftPrivateStream {
       this.held.set(orderId, { rec: r, timer });
       return;
     }
-    this.applyOrder(r, orderId);
+    this.o.feed.v5Order(r, Source.Stream);
   }
 
-  private applyOrder(r: Rec, orderId: string): void {
-    this.o.feed.v5Order(r, Source.Stream);
-    const st = r.orderStatus;
-    if (st === "Filled" || st === "Cancelled" || st === "Rejected") this.execSum.delete(orderId);
+  /** Does the record report more filled than the executions the store has applied? */
+  private ahead(r: Rec): boolean {
+    const p = this.o.feed.v5Progress(r);
+    return p !== undefined && p.cumLots > p.execLots;
   }
 
   private release(orderId: string): void {
@@ -199,7 +249,7 @@ export class HftPrivateStream {
     if (h === undefined) return;
     clearTimeout(h.timer);
     this.held.delete(orderId);
-    this.applyOrder(h.rec, orderId);
+    this.o.feed.v5Order(h.rec, Source.Stream);
   }
 
   private releaseAll(): void {

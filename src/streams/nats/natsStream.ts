@@ -3,8 +3,11 @@
  * subjects subscribed on every connect (up = connected, subscribed, and the server has processed the
  * subscriptions), a staleness rule (NATS PING/PONG: `maxPingOut` unanswered pings within `staleMs`
  * close the connection), and reconnects with bounded exponential back-off driven here, not by the
- * client library, so each attempt presents a fresh credential. Nothing a peer sends can throw into
- * the connection loop; an authorization refusal is reported as `NatsAuthError` (no secret in it).
+ * client library, so each attempt presents a fresh credential. `roll()` replaces the connection with
+ * one opened on the current credential before the old one is closed (no gap: a credential refresh
+ * never costs a down); `restart(reason)` drops it on purpose (a silent stream). Nothing a peer sends
+ * can throw into the connection loop; an authorization refusal is reported as `NatsAuthError` (no
+ * secret in it) and told to `onAuthRefused`.
  */
 import { type Authenticator, type NatsConnection, type Subscription, wsconnect } from "@nats-io/nats-core";
 import WebSocket from "ws";
@@ -36,6 +39,8 @@ export interface NatsStreamOptions {
   connectTimeoutMs?: number;
   /** Refusals and failures worth a log line (credential, auth, permission, connect errors). */
   onError?: (err: Error) => void;
+  /** The server refused the credential presented (connect or roll). */
+  onAuthRefused?: () => void;
 }
 
 export interface NatsStreamStats {
@@ -45,6 +50,9 @@ export interface NatsStreamStats {
   disconnects: number;
   authFailures: number;
   connectFailures: number;
+  /** Connections replaced without a gap (`roll`), and attempts that failed. */
+  rolls: number;
+  rollFailures: number;
   /** Wall-clock ms of the last message (0 = none yet). */
   lastMessageMs: number;
 }
@@ -67,6 +75,8 @@ export class NatsStream {
     disconnects: 0,
     authFailures: 0,
     connectFailures: 0,
+    rolls: 0,
+    rollFailures: 0,
     lastMessageMs: 0,
   };
   private readonly listener: StreamStateListener;
@@ -78,6 +88,9 @@ export class NatsStream {
   private loopDone: Promise<void> | undefined;
   private delayMs: number;
   private wake: (() => void) | undefined;
+  private rolling = false;
+  /** Why the current connection is being dropped on purpose (`restart`), for the down report. */
+  private dropReason: string | undefined;
 
   constructor(private readonly o: NatsStreamOptions) {
     this.name = o.name;
@@ -109,7 +122,7 @@ export class NatsStream {
     this.subjects = subjects;
     const nc = this.nc;
     if (nc === undefined || nc.isClosed()) return;
-    for (const s of subjects) if (!this.subs.has(s)) this.subscribe(nc, s);
+    for (const s of subjects) if (!this.subs.has(s)) this.subs.set(s, this.subscribe(nc, s));
     // Old subscriptions go only once the server has the new ones (its PONG answers the flush): a
     // message routed meanwhile still arrives on the old one (a duplicate at worst, de-duplicated).
     nc.flush().then(
@@ -127,7 +140,48 @@ export class NatsStream {
 
   /** Test hook and fault path: drop the current connection (the loop reconnects). */
   async dropConnection(): Promise<void> {
-    await this.nc?.close().catch(() => {});
+    await this.restart("dropped");
+  }
+
+  /** Drops the current connection on purpose; the down report says `reason`, then the loop reconnects. */
+  async restart(reason: string): Promise<void> {
+    const nc = this.nc;
+    if (nc === undefined) return;
+    this.dropReason = reason;
+    await nc.close().catch(() => {});
+  }
+
+  /**
+   * Make before break: a new connection on a fresh `auth()`, subscribed and flushed, then swapped in
+   * and the old one closed. Messages seen on both meanwhile are duplicates (the sink de-duplicates).
+   * False (nothing changed) when not up, already rolling, or the new connection failed.
+   */
+  async roll(): Promise<boolean> {
+    const old = this.nc;
+    if (!this.isUp || old === undefined || this.rolling || !this.started) return false;
+    this.rolling = true;
+    try {
+      const nc = await this.open();
+      if (nc === undefined) {
+        this.stats.rollFailures++;
+        return false;
+      }
+      const subs = new Map<string, Subscription>();
+      for (const s of this.subjects) subs.set(s, this.subscribe(nc, s));
+      await nc.flush().catch(() => {});
+      if (this.nc !== old || old.isClosed() || nc.isClosed() || !this.started) {
+        await nc.close().catch(() => {});
+        this.stats.rollFailures++;
+        return false;
+      }
+      this.nc = nc;
+      this.subs = subs;
+      this.stats.rolls++;
+      await old.close().catch(() => {});
+      return true;
+    } finally {
+      this.rolling = false;
+    }
   }
 
   private async loop(): Promise<void> {
@@ -137,10 +191,17 @@ export class NatsStream {
         await this.backoff();
         continue;
       }
-      const reason = await nc.closed().then(
-        (e) => (e instanceof Error ? e.message : this.started ? "closed" : "stopped"),
-        (e: unknown) => String(e),
-      );
+      let reason = "closed";
+      // A roll swaps `this.nc` and closes the old connection: keep watching the new one.
+      for (let cur = nc; ; cur = this.nc!) {
+        reason = await cur.closed().then(
+          (e) => (e instanceof Error ? e.message : this.started ? "closed" : "stopped"),
+          (e: unknown) => String(e),
+        );
+        if (this.nc === cur || this.nc === undefined || this.nc.isClosed()) break;
+      }
+      if (this.dropReason !== undefined) reason = this.dropReason;
+      this.dropReason = undefined;
       this.nc = undefined;
       this.subs.clear();
       if (this.isUp) {
@@ -154,6 +215,27 @@ export class NatsStream {
 
   /** One attempt: credentials, connect, subscribe, flush. Undefined on any failure (reported). */
   private async connect(): Promise<NatsConnection | undefined> {
+    const nc = await this.open();
+    if (nc === undefined) return undefined;
+    this.nc = nc;
+    this.subs.clear();
+    for (const s of this.subjects) this.subs.set(s, this.subscribe(nc, s));
+    try {
+      // The server has processed the SUBs once the PONG answering this flush arrives.
+      await nc.flush();
+    } catch {
+      return nc; // closed meanwhile: the loop sees the close
+    }
+    if (nc.isClosed()) return nc;
+    this.stats.connects++;
+    this.delayMs = this.o.backoff?.minMs ?? 250;
+    this.isUp = true;
+    this.listener.onUp(this.name, this.stats.connects > 1);
+    return nc;
+  }
+
+  /** Credentials, then a connection (not yet subscribed). Undefined on any failure (reported). */
+  private async open(): Promise<NatsConnection | undefined> {
     let fields: Record<string, unknown> | undefined;
     try {
       fields = await this.o.auth?.();
@@ -183,6 +265,11 @@ export class NatsStream {
         this.report(
           new NatsAuthError(`${this.name}: the NATS server refused the credentials (${errMessage(e)})`),
         );
+        try {
+          this.o.onAuthRefused?.();
+        } catch {
+          // the loop goes on
+        }
       } else {
         this.stats.connectFailures++;
         this.report(new Error(`${this.name}: connect to ${this.o.url} failed: ${errMessage(e)}`));
@@ -193,24 +280,11 @@ export class NatsStream {
       await nc.close().catch(() => {});
       return undefined;
     }
-    this.nc = nc;
-    for (const s of this.subjects) this.subscribe(nc, s);
-    try {
-      // The server has processed the SUBs once the PONG answering this flush arrives.
-      await nc.flush();
-    } catch {
-      return nc; // closed meanwhile: the loop sees the close
-    }
-    if (nc.isClosed()) return nc;
-    this.stats.connects++;
-    this.delayMs = this.o.backoff?.minMs ?? 250;
-    this.isUp = true;
-    this.listener.onUp(this.name, this.stats.connects > 1);
     return nc;
   }
 
-  private subscribe(nc: NatsConnection, subject: string): void {
-    const sub = nc.subscribe(subject, {
+  private subscribe(nc: NatsConnection, subject: string): Subscription {
+    return nc.subscribe(subject, {
       callback: (err, msg) => {
         if (err !== null) {
           this.report(new NatsAuthError(`${this.name}: subscription to ${subject} refused: ${err.message}`));
@@ -225,7 +299,6 @@ export class NatsStream {
         }
       },
     });
-    this.subs.set(subject, sub);
   }
 
   private report(e: Error): void {

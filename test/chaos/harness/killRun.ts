@@ -145,7 +145,7 @@ async function counterOrder(
 }
 
 /** Client id -> client order number, from every journal file's new-order commands. */
-function journalClOrdNos(dir: string): Map<string, number> {
+export function journalClOrdNos(dir: string): Map<string, number> {
   const out = new Map<string, number>();
   let files: string[] = [];
   try {

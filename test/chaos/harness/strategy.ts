@@ -38,6 +38,10 @@ export class Strategy {
   resumeLost = 0;
   /** LogonAcks received (the first logon included). */
   logons = 0;
+  /** Fills per liquidity code (0 unknown, 1 maker, 2 taker). */
+  readonly fillLiquidity = new Map<number, number>();
+  /** OrderUpdates whose cumulative quantity ran ahead of the Fills told before them (`#clOrdNo cum>fills`). */
+  readonly updatesAhead: string[] = [];
 
   constructor(
     url: string,
@@ -70,6 +74,7 @@ export class Strategy {
       if (b.requestId !== 0) return;
       const t = this.entry(b.clOrdNo);
       t.updates++;
+      if (b.cumQtyLots > t.fillLots) this.updatesAhead.push(`#${b.clOrdNo} ${b.cumQtyLots}>${t.fillLots}`);
       t.lastCum = b.cumQtyLots;
       t.lastStatus = b.status;
       if (b.exchangeOrderId !== "") t.exchangeId = b.exchangeOrderId;
@@ -84,6 +89,7 @@ export class Strategy {
       t.execLots.set(b.execId, b.qtyLots);
       t.fills++;
       t.fillLots += b.qtyLots;
+      this.fillLiquidity.set(b.liquidity, (this.fillLiquidity.get(b.liquidity) ?? 0) + 1);
     });
     c.on("protocolError", (b) => {
       this.errors.push(b);
