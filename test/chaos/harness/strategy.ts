@@ -28,6 +28,12 @@ export class Strategy {
   readonly client: GatewayClient;
   readonly told = new Map<number, Told>();
   readonly placed: number[] = [];
+  /** Instrument and limit price of each order placed (an amend changes the price). */
+  readonly instOf = new Map<number, number>();
+  readonly pxOf = new Map<number, number>();
+  /** AmendRejects received; numbers of the replacements asked for (cancel-replace). */
+  amendRejects = 0;
+  readonly replacements: number[] = [];
   readonly errors: Body<"Error">[] = [];
   duplicateFills = 0;
   /** `#clOrdNo execId` of every repeated Fill. */
@@ -91,6 +97,9 @@ export class Strategy {
       t.fillLots += b.qtyLots;
       this.fillLiquidity.set(b.liquidity, (this.fillLiquidity.get(b.liquidity) ?? 0) + 1);
     });
+    c.on("amendReject", () => {
+      this.amendRejects++;
+    });
     c.on("protocolError", (b) => {
       this.errors.push(b);
     });
@@ -149,6 +158,24 @@ export class Strategy {
     });
     this.placed.push(n);
     this.entry(n);
+    this.instOf.set(n, instrumentId);
+    this.pxOf.set(n, priceTicks);
+    return n;
+  }
+
+  /**
+   * Amends an order's price (PROTOCOL.md §3 Amend): in place, or as a cancel-replace whose new number
+   * is then one of this strategy's orders (its view is checked like any other).
+   */
+  amend(clOrdNo: number, priceTicks: number, replace: boolean): number {
+    const n = this.client.amend(clOrdNo, { priceTicks }, replace);
+    if (n !== 0) {
+      this.replacements.push(n);
+      this.placed.push(n);
+      this.entry(n);
+      this.instOf.set(n, this.instOf.get(clOrdNo) ?? 0);
+    }
+    this.pxOf.set(n || clOrdNo, priceTicks);
     return n;
   }
 
@@ -188,6 +215,8 @@ export class Strategy {
         exchangeId: r.exchangeOrderId,
         status: normFromWire(r.status),
         filledLots: r.cumQtyLots,
+        priceTicks: r.priceTicks,
+        qtyLots: r.qtyLots,
       });
     }
     return out;

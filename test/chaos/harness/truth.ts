@@ -89,6 +89,9 @@ export interface GatewayView {
   exchangeId: string;
   status: Norm;
   filledLots: number;
+  /** Limit price and total quantity as the gateway reports them (an amend changes them); absent = not checked. */
+  priceTicks?: number;
+  qtyLots?: number;
 }
 
 /** One order as the venue holds it. */
@@ -98,6 +101,9 @@ export interface VenueView {
   clientId: string;
   status: Norm;
   filledLots: number;
+  /** Price and total quantity at the venue (absent = not checked). */
+  priceTicks?: number;
+  qtyLots?: number;
 }
 
 /** Every order the simulator holds for the account (both surfaces), straight from its exchange state. */
@@ -112,6 +118,8 @@ export function venueOrders(sim: SimHandle, apiKey: string): VenueView[] {
       clientId: o.clientId,
       status: SPOT[o.spotStatus]!,
       filledLots: o.execLots,
+      priceTicks: o.market ? undefined : o.priceTicks,
+      qtyLots: o.origLots,
     });
   }
   for (const o of acct.hftList) {
@@ -121,6 +129,8 @@ export function venueOrders(sim: SimHandle, apiKey: string): VenueView[] {
       clientId: o.clientId,
       status: V5[o.v5Status]!,
       filledLots: o.execLots,
+      priceTicks: o.market ? undefined : o.priceTicks,
+      qtyLots: o.origLots,
     });
   }
   return out;
@@ -196,12 +206,17 @@ export function compareTruth(gw: readonly GatewayView[], venue: readonly VenueVi
     }
     matched.add(v.id);
     const same = g.status === v.status || (g.status === "PendingCancel" && v.status === "CancelRaised");
-    if (!same || g.filledLots !== v.filledLots) {
+    // Amends: the price and total quantity the gateway reports are the venue's (where both say).
+    const terms = (x: { priceTicks?: number; qtyLots?: number }, px: boolean) =>
+      `${px ? (x.priceTicks ?? "") : ""}x${x.qtyLots ?? ""}`;
+    const px = (g.priceTicks ?? 0) > 0 && v.priceTicks !== undefined;
+    const sameTerms = g.qtyLots === undefined || v.qtyLots === undefined || terms(g, px) === terms(v, px);
+    if (!same || g.filledLots !== v.filledLots || !sameTerms) {
       mismatched.push({
         key: g.key,
         exchangeId: v.id,
-        gateway: `${g.status} filled=${g.filledLots}`,
-        venue: `${v.status} filled=${v.filledLots}`,
+        gateway: `${g.status} filled=${g.filledLots} ${terms(g, px)}`,
+        venue: `${v.status} filled=${v.filledLots} ${terms(v, px)}`,
       });
       if (LIVE.has(g.status) && !LIVE.has(v.status)) ghostLive++;
     }

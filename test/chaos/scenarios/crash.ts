@@ -186,13 +186,55 @@ export function crashScenario(): void {
         }
         await until(() => s!.client.connected, 8_000, "connected at the end");
         await sleep(500);
+        // Amends in flight at a fourth kill: working orders amended (HFT in place, Spot as a
+        // cancel-replace under a new number) while the venue holds their answers.
+        const resting: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          resting.push(s.place(ids.spot, "buy", 5_250_000 - i * 10, 100));
+          resting.push(s.place(ids.hft, "buy", 315_000 - i * 10, 5));
+        }
+        const isWorking = async () =>
+          (await s!.views()).filter(
+            (g) =>
+              resting.includes(Number(g.key.split("#")[1])) &&
+              (g.status === "New" || g.status === "PartiallyFilled"),
+          );
+        await until(
+          () => resting.every((n) => s!.told.get(n)!.updates + s!.told.get(n)!.acks > 0),
+          8_000,
+          "rested",
+        );
+        const working = (await isWorking()).map((g) => Number(g.key.split("#")[1]));
+        // HFT: the venue still takes the amend after the gateway died (its answer is lost with it).
+        v.faults.add({
+          kind: "latency",
+          endpoint: "POST /v5/order/amend",
+          ms: 300,
+          count: 3,
+          abandoned: "handle",
+        });
+        v.faults.add({ kind: "latency", endpoint: "DELETE /trade/api/v2/order", ms: 300, count: 3 });
+        const amended = working.slice(0, 6);
+        for (const n of amended) s.amend(n, s.pxOf.get(n)! - 3, s.instOf.get(n) === ids.spot);
+        await sleep(80);
+        await gp.kill();
+        v.faults.extra++;
+        await gp.start();
+        await until(() => s!.client.connected, 8_000, "connected after the amend kill");
+        await sleep(500);
         const t = await converge(
           () => s!.views(),
           () => venueOrders(v.sim, v.keys.apiKey),
           8_000,
         );
+        expect(amended.length).toBeGreaterThan(0);
+        // The venue took HFT amends the restarted gateway had to learn from its queries (price checked above).
+        const movedAtVenue = venueOrders(v.sim, v.keys.apiKey).filter(
+          (o) => o.surface === "hft" && amended.some((n) => s!.pxOf.get(n) === o.priceTicks),
+        );
+        expect(movedAtVenue.length).toBeGreaterThan(0);
         record({
-          scenario: "gateway SIGKILL x3, creates and cancels in flight",
+          scenario: "gateway SIGKILL x4, creates, cancels and (last) amends in flight",
           orders: s.placed.length,
           faults: v.faults.fired(),
           lost: t.lost,
