@@ -66,7 +66,7 @@ export async function run(): Promise<Record<string, unknown>> {
         };
         want = pred;
       });
-    const prog = progress(name, (WARM + ROUNDS) / 500);
+    const prog = progress(name, Math.ceil((WARM + ROUNDS) / 500));
     for (let i = 0; i < WARM + ROUNDS; i++) {
       const px = 500_000 + (i % 1_000) * 10;
       let t0 = monoNs();
