@@ -1,39 +1,73 @@
 /**
- * Piscina worker for the pre-signer: signs `prefix + epoch` for a run of consecutive epochs.
+ * Pre-signer worker thread: signs `prefix + epoch` for runs of consecutive epochs straight into the
+ * shared ring (hex ASCII), so the main thread reads signatures without any message per batch. One
+ * message in per refill (the runs to sign and the stale bound), one `done` out.
  * The seed arrives once through workerData and never leaves this thread (no logging here at all).
  */
-import { createPrivateKey, type KeyObject, sign } from "node:crypto";
-import { workerData } from "piscina";
+import { createPrivateKey, sign } from "node:crypto";
+import { parentPort, workerData } from "node:worker_threads";
+import { type SharedRing, SIG_HEX } from "./presignRing.js";
 
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 
-export interface PresignTask {
-  prefix: string;
-  /** First epoch (ms) to sign. */
-  from: number;
-  count: number;
+export interface PresignJob {
+  /** Ring (prefix) index, first epoch (ms) to sign, how many consecutive epochs. */
+  runs: [ring: number, from: number, count: number][];
+  /** Slots of these rings (this worker's) holding epochs below `oldest` are invalidated first. */
+  sweepRings: number[];
+  oldest: number;
+  /** How many slots behind `oldest` may hold stale epochs (one refill's worth). */
+  sweep: number;
+  id: number;
 }
 
-let key: KeyObject | undefined;
+interface Init {
+  seed: Uint8Array;
+  prefixes: string[];
+  rings: SharedRing[];
+}
 
-function keyObject(): KeyObject {
-  if (key === undefined) {
-    const seed = (workerData as { seed: Uint8Array }).seed;
-    key = createPrivateKey({
-      key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(seed)]),
-      format: "der",
-      type: "pkcs8",
-    });
+const init = workerData as Init;
+const key = createPrivateKey({
+  key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(init.seed)]),
+  format: "der",
+  type: "pkcs8",
+});
+const rings = init.rings.map((r) => ({
+  seq: new Int32Array(r.seq),
+  epochs: new Float64Array(r.epochs),
+  sigs: Buffer.from(r.sigs),
+  mask: r.size - 1,
+}));
+
+function write(ringIdx: number, epoch: number, value: Buffer | undefined): void {
+  const r = rings[ringIdx]!;
+  const i = epoch & r.mask;
+  // Odd while writing: a reader that sees an odd or changed sequence treats the slot as a miss.
+  Atomics.add(r.seq, i, 1);
+  if (value === undefined) r.epochs[i] = -1;
+  else {
+    value.copy(r.sigs, i * SIG_HEX);
+    r.epochs[i] = epoch;
   }
-  return key;
+  Atomics.add(r.seq, i, 1);
 }
 
-/** Returns one lower-case hex signature per epoch, in order. */
-export default function presign(task: PresignTask): string[] {
-  const k = keyObject();
-  const out = new Array<string>(task.count);
-  for (let i = 0; i < task.count; i++) {
-    out[i] = sign(null, Buffer.from(task.prefix + (task.from + i), "utf8"), k).toString("hex");
+parentPort!.on("message", (job: PresignJob) => {
+  for (const k of job.sweepRings) {
+    const r = rings[k]!;
+    for (let e = job.oldest - job.sweep; e < job.oldest; e++) {
+      const i = e & r.mask;
+      const held = r.epochs[i]!;
+      if (held !== -1 && held < job.oldest) write(k, e, undefined);
+    }
   }
-  return out;
-}
+  for (const [ring, from, count] of job.runs) {
+    const prefix = init.prefixes[ring]!;
+    for (let e = from; e < from + count; e++) {
+      const hex = Buffer.from(sign(null, Buffer.from(prefix + e, "utf8"), key).toString("hex"), "latin1");
+      write(ring, e, hex);
+    }
+  }
+  parentPort!.postMessage(job.id);
+});

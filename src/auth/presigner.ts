@@ -1,15 +1,17 @@
 /**
  * Pre-signer: the body is not signed, so for the fixed hot-path prefixes (`POST/v5/order/create`, ...)
- * the signature depends on the epoch alone. A piscina pool signs the coming `horizonMs` epochs in
- * batches, off the main thread, into one ring per prefix indexed by `epoch & mask`. The hot path
- * reads the ring in O(1); a miss is counted and the caller signs inline.
+ * the signature depends on the epoch alone. A worker thread signs the coming `horizonMs` epochs
+ * straight into a shared ring per prefix (src/auth/presignRing.ts), indexed by `epoch & mask`. The hot
+ * path reads the ring in O(1) with no message; a refill costs the main thread one small message out
+ * and one back per period, whatever the order rate. A miss is counted and the caller signs inline.
  */
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Piscina } from "piscina";
+import { Worker } from "node:worker_threads";
 import type { KeyPair } from "./keys.js";
-import type { PresignTask } from "./presignWorker.js";
+import { newSharedRing, RingReader, type SharedRing } from "./presignRing.js";
+import type { PresignJob } from "./presignWorker.js";
 
 /** The hot-path signed prefixes, in prefix-id order. The v5 cancel path is [assumed] (see catalogue). */
 export const HOT_PREFIXES = [
@@ -28,9 +30,9 @@ export interface PresignerOptions {
   refillMs?: number;
   /** Signatures for epochs older than now - graceMs are dropped. Default 20. */
   graceMs?: number;
-  /** Worker threads. Default 1. */
+  /** Worker threads (prefixes are shared out among them). Default 1. */
   threads?: number;
-  /** Most epochs signed per worker call (a batch, never one round trip per signature). Default 64. */
+  /** Most epochs in one signing run (bounds one refill's work per prefix). Default 64. */
   batch?: number;
   /** The corrected clock in ms (epoch source). */
   clockMs: () => number;
@@ -38,30 +40,36 @@ export interface PresignerOptions {
 
 interface Ring {
   readonly prefix: string;
-  readonly epochs: Float64Array;
-  readonly sigs: string[];
-  /** Highest epoch requested from the pool so far (filled or in flight). */
+  readonly shared: SharedRing;
+  readonly reader: RingReader;
+  /** Highest epoch requested from the worker so far (filled or in flight). */
   requestedTo: number;
+}
+
+interface Pending {
+  worker: number;
+  runs: PresignJob["runs"];
+  done: () => void;
 }
 
 export class Presigner {
   hits = 0;
   misses = 0;
-  /** Signatures produced by the pool. */
+  /** Signatures produced by the workers. */
   produced = 0;
-  /** Worker calls that failed (the ring just stays empty there; callers sign inline). */
+  /** Refills that failed (the ring just stays empty there; callers sign inline). */
   failures = 0;
   readonly prefixes: readonly string[];
   private readonly rings: Ring[];
-  private readonly mask: number;
   private readonly horizonMs: number;
   private readonly graceMs: number;
   private readonly refillMs: number;
   private readonly batch: number;
   private readonly clockMs: () => number;
-  private pool: Piscina<PresignTask, string[]> | undefined;
+  private workers: Worker[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextJob = 1;
   private timer: NodeJS.Timeout | undefined;
-  private inFlight = 0;
   private stopped = false;
 
   constructor(keys: KeyPair, opts: PresignerOptions) {
@@ -74,22 +82,22 @@ export class Presigner {
     // Ring must hold grace + horizon + one refill period of slack without aliasing.
     let size = 64;
     while (size < this.horizonMs + this.graceMs + 2 * this.refillMs + this.batch) size <<= 1;
-    this.mask = size - 1;
-    this.rings = this.prefixes.map((prefix) => ({
-      prefix,
-      epochs: new Float64Array(size).fill(-1),
-      sigs: new Array<string>(size).fill(""),
-      requestedTo: 0,
-    }));
-    const threads = opts.threads ?? 1;
-    this.pool = new Piscina<PresignTask, string[]>({
-      filename: workerFile(),
-      minThreads: threads,
-      maxThreads: threads,
-      // The seed is copied to each worker once; it is never part of a task or a log line.
-      workerData: { seed: keys.seed },
-      idleTimeout: Number.POSITIVE_INFINITY,
+    this.rings = this.prefixes.map((prefix) => {
+      const shared = newSharedRing(size);
+      return { prefix, shared, reader: new RingReader(shared), requestedTo: 0 };
     });
+    const threads = Math.max(1, Math.min(opts.threads ?? 1, this.prefixes.length));
+    for (let w = 0; w < threads; w++) {
+      const worker = new Worker(workerFile(), {
+        // The seed is copied to each worker once; it is never part of a message or a log line.
+        workerData: { seed: keys.seed, prefixes: [...this.prefixes], rings: this.rings.map((r) => r.shared) },
+      });
+      // Referenced only while a refill is out (a first fill keeps the process alive; an idle one doesn't).
+      worker.unref();
+      worker.on("message", (id: number) => this.finished(id, true));
+      worker.on("error", () => this.workerFailed(w));
+      this.workers.push(worker);
+    }
   }
 
   /** Starts the refill timer and fills the first horizon. Resolves when that first fill is done. */
@@ -103,73 +111,75 @@ export class Presigner {
   /** O(1): the hex signature for `prefixes[prefixId] + epochMs`, or undefined (counted as a miss). */
   get(prefixId: number, epochMs: number): string | undefined {
     const ring = this.rings[prefixId];
-    if (ring !== undefined) {
-      const i = epochMs & this.mask;
-      if (ring.epochs[i] === epochMs) {
-        this.hits++;
-        return ring.sigs[i];
-      }
-    }
-    this.misses++;
-    return undefined;
+    const sig = ring === undefined || this.stopped ? undefined : ring.reader.get(epochMs);
+    if (sig === undefined) this.misses++;
+    else this.hits++;
+    return sig;
   }
 
-  /** Requests signatures for [now, now + horizon] that are not yet requested, and drops stale ones. */
-  async refill(): Promise<void> {
-    const pool = this.pool;
-    if (pool === undefined || this.stopped) return;
+  /**
+   * Asks the workers for [now, now + horizon] not yet requested and to drop epochs older than the
+   * grace; resolves when they have written it.
+   */
+  refill(): Promise<void> {
+    if (this.stopped || this.workers.length === 0) return Promise.resolve();
     const now = this.clockMs();
     const until = now + this.horizonMs;
     const jobs: Promise<void>[] = [];
-    for (const ring of this.rings) {
-      this.dropStale(ring, now - this.graceMs);
-      // A backwards jump of the corrected clock (offset resync) restarts the fill at now.
-      if (ring.requestedTo > until + this.horizonMs) ring.requestedTo = now - 1;
-      let from = ring.requestedTo + 1;
-      if (from < now) from = now;
-      while (from <= until) {
-        const count = Math.min(this.batch, until - from + 1);
-        jobs.push(this.runBatch(pool, ring, from, count));
-        from += count;
+    for (let w = 0; w < this.workers.length; w++) {
+      const runs: PresignJob["runs"] = [];
+      const sweepRings: number[] = [];
+      for (let k = w; k < this.rings.length; k += this.workers.length) {
+        const ring = this.rings[k]!;
+        sweepRings.push(k);
+        // A backwards jump of the corrected clock (offset resync) restarts the fill at now.
+        if (ring.requestedTo > until + this.horizonMs) ring.requestedTo = now - 1;
+        let from = ring.requestedTo + 1;
+        if (from < now) from = now;
+        while (from <= until) {
+          const count = Math.min(this.batch, until - from + 1);
+          runs.push([k, from, count]);
+          from += count;
+        }
+        if (from - 1 > ring.requestedTo) ring.requestedTo = from - 1;
       }
-      if (from - 1 > ring.requestedTo) ring.requestedTo = from - 1;
+      const id = this.nextJob++;
+      const job: PresignJob = {
+        runs,
+        sweepRings,
+        oldest: now - this.graceMs,
+        sweep: this.refillMs * 2 + this.batch,
+        id,
+      };
+      jobs.push(new Promise<void>((done) => this.pending.set(id, { worker: w, runs, done })));
+      const worker = this.workers[w]!;
+      worker.ref();
+      worker.postMessage(job);
     }
-    if (jobs.length > 0) await Promise.all(jobs);
+    return Promise.all(jobs).then(() => undefined);
   }
 
-  private async runBatch(pool: Piscina<PresignTask, string[]>, ring: Ring, from: number, count: number) {
-    this.inFlight++;
-    try {
-      const sigs = await pool.run({ prefix: ring.prefix, from, count });
-      if (this.stopped) return;
-      const oldest = this.clockMs() - this.graceMs;
-      for (let k = 0; k < sigs.length; k++) {
-        const e = from + k;
-        if (e < oldest) continue;
-        const i = e & this.mask;
-        ring.epochs[i] = e;
-        ring.sigs[i] = sigs[k]!;
-      }
-      this.produced += sigs.length;
-    } catch {
-      // A failed batch leaves holes: those epochs fall back to inline signing, which is correct.
+  private finished(id: number, ok: boolean): void {
+    const p = this.pending.get(id);
+    if (p === undefined) return;
+    this.pending.delete(id);
+    let busy = false;
+    for (const q of this.pending.values()) if (q.worker === p.worker) busy = true;
+    if (!busy) this.workers[p.worker]?.unref();
+    if (ok) for (const r of p.runs) this.produced += r[2];
+    else {
+      // A failed refill leaves holes: those epochs fall back to inline signing, which is correct.
       this.failures++;
-      if (ring.requestedTo >= from) ring.requestedTo = from - 1;
-    } finally {
-      this.inFlight--;
-    }
-  }
-
-  private dropStale(ring: Ring, oldest: number): void {
-    // Only the slots just behind the grace window can hold stale entries; sweep one refill's worth.
-    const sweep = this.refillMs * 2 + this.batch;
-    for (let e = oldest - sweep; e < oldest; e++) {
-      const i = e & this.mask;
-      if (ring.epochs[i] !== -1 && ring.epochs[i]! < oldest) {
-        ring.epochs[i] = -1;
-        ring.sigs[i] = "";
+      for (const [k, from] of p.runs) {
+        const ring = this.rings[k]!;
+        if (ring.requestedTo >= from) ring.requestedTo = from - 1;
       }
     }
+    p.done();
+  }
+
+  private workerFailed(w: number): void {
+    for (const [id, p] of this.pending) if (p.worker === w) this.finished(id, false);
   }
 
   /** How many valid signatures a prefix holds for epochs >= now - grace (for tests and metrics). */
@@ -178,7 +188,8 @@ export class Presigner {
     if (ring === undefined) return 0;
     const oldest = this.clockMs() - this.graceMs;
     let n = 0;
-    for (let i = 0; i < ring.epochs.length; i++) if (ring.epochs[i]! >= oldest) n++;
+    const epochs = ring.reader.epochs;
+    for (let i = 0; i < epochs.length; i++) if (epochs[i]! >= oldest) n++;
     return n;
   }
 
@@ -188,7 +199,7 @@ export class Presigner {
       misses: this.misses,
       produced: this.produced,
       failures: this.failures,
-      inFlight: this.inFlight,
+      inFlight: this.pending.size,
     };
   }
 
@@ -197,13 +208,10 @@ export class Presigner {
     this.stopped = true;
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
-    const pool = this.pool;
-    this.pool = undefined;
-    for (const ring of this.rings) {
-      ring.epochs.fill(-1);
-      ring.sigs.fill("");
-    }
-    if (pool !== undefined) await pool.destroy();
+    const workers = this.workers;
+    this.workers = [];
+    for (const [id] of this.pending) this.finished(id, true);
+    await Promise.all(workers.map((w) => w.terminate()));
   }
 }
 

@@ -45,6 +45,22 @@ describe("Presigner", () => {
     expect(p.get(0, base)).toBeUndefined();
   });
 
+  it("signatures read while the worker keeps refilling the shared ring are never torn", async () => {
+    const p = new Presigner(keys, { clockMs: () => Date.now(), horizonMs: 30, refillMs: 2, graceMs: 5 });
+    running = p;
+    await p.start();
+    const seen = new Map<number, string>();
+    const until = Date.now() + 300;
+    while (Date.now() < until) {
+      const e = Date.now() + (seen.size % 20);
+      const sig = p.get(0, e);
+      if (sig !== undefined) seen.set(e, sig);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(seen.size).toBeGreaterThan(20);
+    for (const [e, sig] of seen) expect(sig).toBe(signer.signHex(`POST/v5/order/create${e}`));
+  });
+
   it("stop() terminates cleanly and later lookups miss", async () => {
     const t = 2_000_000;
     const p = new Presigner(keys, { clockMs: () => t, horizonMs: 20, refillMs: 5 });
