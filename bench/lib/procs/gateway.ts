@@ -10,6 +10,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  type EventLoopUtilization,
+  monitorEventLoopDelay,
+  PerformanceObserver,
+  performance,
+} from "node:perf_hooks";
 import pino from "pino";
 import { loadKeyPair } from "../../../src/auth/keys.js";
 import { loadConfig } from "../../../src/config/load.js";
@@ -91,9 +97,14 @@ async function main(): Promise<void> {
   // 0.005 BTC at 1000.0 USDT: on the tick/step grid, at the minimum notional, far below the market
   // (it rests on the simulator), and a small margin reservation so tens of thousands fit.
   const tpl = { instrumentId: btc.id, side: 1, priceTicks: 10_000, qtyLots: 5 };
+  // Spot BTC/INR (tick 1 INR, step 0.00001 BTC): 0.00005 at 2,000,000 INR, the minimum notional, far
+  // below the market; used where a cancel must be answered with the order's record (bench stub).
+  const spot = h.instruments.all().find((i) => i.surface === "spot" && i.symbol === "BTC/INR");
+  const spotTpl = spot ? { instrumentId: spot.id, side: 1, priceTicks: 2_000_000, qtyLots: 5 } : undefined;
+  let diag: Diag | undefined;
   const apiKey = loadKeyPair(BENCH_SECRET).apiKey;
   serveChild(
-    { url: h.url, tpl, instruments: h.instruments.size },
+    { url: h.url, tpl, spotTpl, instruments: h.instruments.size },
     {
       async httpBlock(a) {
         floor ??= await openRawHttp(a.port as number, floorRequest(a.port as number, apiKey));
@@ -104,6 +115,16 @@ async function main(): Promise<void> {
         const s = summarize(hHttp);
         hHttp = newHistogram();
         return s;
+      },
+      /** GC pauses, event-loop delay and utilisation over a phase (where a tail comes from). */
+      diagStart() {
+        diag = startDiag();
+        return null;
+      },
+      diagStop() {
+        const r = diag?.stop();
+        diag = undefined;
+        return r ?? null;
       },
       /** CPU profile of this process around a phase (HFTGATE_BENCH_PROFILE=DIR; diagnosis only). */
       async profStart() {
@@ -154,6 +175,45 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     },
   );
+}
+
+interface Diag {
+  stop(): Record<string, number>;
+}
+
+function startDiag(): Diag {
+  let gcs = 0;
+  let gcMs = 0;
+  let gcMax = 0;
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gcs++;
+      gcMs += e.duration;
+      if (e.duration > gcMax) gcMax = e.duration;
+    }
+  });
+  obs.observe({ entryTypes: ["gc"] });
+  const eld = monitorEventLoopDelay({ resolution: 1 });
+  eld.enable();
+  const elu0: EventLoopUtilization = performance.eventLoopUtilization();
+  const t0 = performance.now();
+  return {
+    stop() {
+      obs.disconnect();
+      eld.disable();
+      const elu = performance.eventLoopUtilization(elu0);
+      const r2 = (v: number) => Math.round(v * 100) / 100;
+      return {
+        seconds: r2((performance.now() - t0) / 1000),
+        gc_count: gcs,
+        gc_total_ms: r2(gcMs),
+        gc_max_ms: r2(gcMax),
+        event_loop_delay_p99_ms: r2(eld.percentile(99) / 1e6),
+        event_loop_delay_max_ms: r2(eld.max / 1e6),
+        event_loop_utilization: r2(elu.utilization),
+      };
+    },
+  };
 }
 
 main().catch(failChild);

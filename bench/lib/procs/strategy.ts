@@ -3,11 +3,13 @@
  * gateway, the WebSocket echo floor (strategy → a uWebSockets.js echo placed where the gateway runs)
  * and the exchange's reference-client pattern (strategy → exchange directly, fetch + sign per call).
  *
- * Commands: connect, wsBlock, orderBlock, windowed, reference, results. Ready info: { pid }.
+ * Commands: connect, wsBlock, orderBlock, cancelBlock, windowed, windowedCancels, loadStart, loadStop,
+ * reference, results. Ready info: { pid }.
  */
 import { loadKeyPair } from "../../../src/auth/keys.js";
 import { GatewayClient } from "../../../src/client/client.js";
 import { encodeC2G } from "../../../src/protocol/codec.js";
+import { BackgroundLoad } from "../background.js";
 import { BENCH_SECRET, HFT_CREATE_BODY } from "../benchKeys.js";
 import { serveChild } from "../child.js";
 import { openWsEcho, type RoundTripper, referenceClient, timeBlock } from "../floors.js";
@@ -20,7 +22,10 @@ let driver: OrderDriver | undefined;
 let echo: RoundTripper | undefined;
 let windowWarm = false;
 let hWs = newHistogram();
+let hCancel = newHistogram();
 let legs = new LegHistograms();
+let spotTpl: OrderTemplate | undefined;
+let load: BackgroundLoad | undefined;
 
 /** A NewOrder frame: the WS floor echoes frames of the size an order really has. */
 const ORDER_FRAME = Buffer.from(
@@ -50,11 +55,13 @@ serveChild(
         url: a.url as string,
         token: a.token as string,
         sessionName: (a.session as string | undefined) ?? "e2e-bench",
-        heartbeatMs: 5_000,
+        // Long: a gateway held up by the load phase on a busy machine must not be taken for gone.
+        heartbeatMs: 20_000,
       });
       await client.connect();
       const insts = await client.instruments();
       driver = new OrderDriver(client, a.tpl as OrderTemplate);
+      spotTpl = a.spotTpl as OrderTemplate | undefined;
       return { instruments: insts.length };
     },
     async wsBlock(a) {
@@ -66,17 +73,59 @@ serveChild(
       await needDriver().sequential(a.n as number, a.record ? legs : undefined);
       return null;
     },
+    /** Spot order placed (untimed), then Cancel → Cancelled timed; see OrderDriver.sequentialCancels. */
+    async cancelBlock(a) {
+      if (!spotTpl) throw new Error("no Spot order template");
+      await needDriver().sequentialCancels(a.n as number, spotTpl, a.record ? hCancel : undefined);
+      return null;
+    },
     /** Summaries of everything recorded since the last call; resets the histograms. */
     results() {
       const out = {
         ws_echo_floor: summarize(hWs),
         order: legs.summary(),
+        cancel: hCancel.count > 0 ? summarize(hCancel) : undefined,
         answers: driver ? { ...driver.answers } : undefined,
         frame_bytes: ORDER_FRAME.length,
       };
       hWs = newHistogram();
+      hCancel = newHistogram();
       legs = new LegHistograms();
       return out;
+    },
+    /** `n` Spot orders placed (untimed, `window` in flight), then all cancelled with `window` in flight. */
+    async windowedCancels(a) {
+      if (!spotTpl) throw new Error("no Spot order template");
+      const d = needDriver();
+      const live: number[] = [];
+      await d.windowed(a.n as number, a.window as number, spotTpl, live);
+      const before = { ...d.answers };
+      const r = await d.windowedCancels(live, a.window as number);
+      return {
+        ...r,
+        window: a.window,
+        cancelled: d.answers.cancelled - before.cancelled,
+        cancel_rejects: d.answers.cancelRejects - before.cancelRejects,
+        first_reject: d.answers.firstReject,
+      };
+    },
+    /** Background traffic through this session (the load of the latency-under-load measurement). */
+    loadStart(a) {
+      if (!client) throw new Error("connect first");
+      load = new BackgroundLoad(
+        client,
+        a.tpl as OrderTemplate,
+        a.spotTpl as OrderTemplate,
+        a.rate as number,
+        a.spotEvery as number,
+      );
+      load.start();
+      return null;
+    },
+    loadStop() {
+      const r = load?.stop();
+      load = undefined;
+      return r ?? null;
     },
     async windowed(a) {
       const d = needDriver();

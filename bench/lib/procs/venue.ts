@@ -62,7 +62,9 @@ const INSTANT: Record<string, (body: string) => string> = {
   "POST /v5/order/create": v5Ack,
   "POST /v5/order/cancel": v5Ack,
   "POST /trade/api/v2/order": (b) => spotRecord(b, "OPEN"),
-  "DELETE /trade/api/v2/order": (b) => spotRecord(b, "CANCELLATION_RAISED"),
+  // [bench] the stub confirms a Spot cancel at once, so the cancel's answer reaches the strategy as
+  // a message (Cancelled) and a cancel round trip is measured like a create's (one exchange round trip).
+  "DELETE /trade/api/v2/order": (b) => spotRecord(b, "CANCELLED"),
 };
 
 async function main(): Promise<void> {
@@ -106,11 +108,18 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 120_000;
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   const port = (server.address() as AddressInfo).port;
-  serveChild({ port, simPort }, {}, async () => {
-    server.closeAllConnections();
-    server.close();
-    await sim.stop();
-  });
+  serveChild(
+    { port, simPort },
+    {
+      /** The simulator's stream counters (order updates pushed: the stream events of the load phase). */
+      streamCounters: () => ({ ...sim.counters.streams }),
+    },
+    async () => {
+      server.closeAllConnections();
+      server.close();
+      await sim.stop();
+    },
+  );
 }
 
 main().catch(failChild);

@@ -1,0 +1,160 @@
+/**
+ * Issue 12's targets as one table, built from the e2e suite's runs: each row names the figure, its
+ * p50 and p99 ratios to the floors measured in the same configuration, the goal, whether it was met,
+ * the placement and the machine's 1-minute load average while it was measured.
+ */
+
+type Json = Record<string, unknown>;
+
+export interface TargetRow {
+  target: string;
+  figure: string;
+  p50_ratio: number | null;
+  p99_ratio: number | null;
+  goal: string;
+  met: boolean | null;
+  placement: string;
+  load_average_1m: string;
+}
+
+function get(o: unknown, path: string): unknown {
+  let v: unknown = o;
+  for (const k of path.split(".")) v = v !== null && typeof v === "object" ? (v as Json)[k] : undefined;
+  return v;
+}
+
+const n = (o: unknown, path: string): number | null => {
+  const v = get(o, path);
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+};
+
+function loadOf(r: Json | undefined, path = "load_average_1m"): string {
+  const b = n(r, `${path}.before`);
+  const a = n(r, `${path}.after`);
+  return b === null || a === null ? "—" : `${b} → ${a}`;
+}
+
+function lat(r: Json | undefined, path: string): string {
+  const p50 = n(r, `${path}.p50_us`);
+  const p99 = n(r, `${path}.p99_us`);
+  return p50 === null ? "—" : `p50 ${p50} / p99 ${p99} µs`;
+}
+
+const atMost = (v: number | null, goal: number) => (v === null ? null : v <= goal);
+const atLeast = (v: number | null, goal: number) => (v === null ? null : v >= goal);
+const both = (a: boolean | null, b: boolean | null) => (a === null || b === null ? null : a && b);
+
+export function targetRows(runs: Json[]): TargetRow[] {
+  const find = (layoutPrefix: string, variant: string) =>
+    runs.find(
+      (r) =>
+        r.error === undefined &&
+        r.venue === "stub" &&
+        String(r.layout).startsWith(layoutPrefix) &&
+        r.variant === variant,
+    );
+  const one = find("all on", "default");
+  const own = find("gateway on", "default");
+  const loaded = find("all on", "under load");
+  const place = (r: Json | undefined) => (r === undefined ? "—" : String(r.layout));
+  const rows: TargetRow[] = [];
+  const p50 = n(one, "ratio_p50_vs_floor_sum");
+  const p99 = n(one, "ratio_p99_vs_floor_sum");
+  rows.push({
+    target: "strategy → ack, journal on",
+    figure: lat(one, "sequential.total"),
+    p50_ratio: p50,
+    p99_ratio: p99,
+    goal: "p50 ≤ 2.0× (moonshot 1.5×), p99 ≤ 3× floor sum",
+    met: both(atMost(p50, 2), atMost(p99, 3)),
+    placement: place(one),
+    load_average_1m: loadOf(one),
+  });
+  const ownWork = n(one, "gateway_own_p50_us");
+  rows.push({
+    target: "gateway's own work per order (inside p50 − HTTP floor p50)",
+    figure: ownWork === null ? "—" : `${ownWork} µs`,
+    p50_ratio: null,
+    p99_ratio: null,
+    goal: "≤ 15 µs",
+    met: atMost(ownWork, 15),
+    placement: place(one),
+    load_average_1m: loadOf(one),
+  });
+  const c50 = n(one, "cancel_ratio_p50_vs_floor_sum");
+  const c99 = n(one, "cancel_ratio_p99_vs_floor_sum");
+  rows.push({
+    target: "cancel round trip (Cancel → Cancelled), journal on",
+    figure: lat(one, "cancel_round_trip"),
+    p50_ratio: c50,
+    p99_ratio: c99,
+    goal: "p50 ≤ 2.0×, p99 ≤ 3× floor sum",
+    met: both(atMost(c50, 2), atMost(c99, 3)),
+    placement: place(one),
+    load_average_1m: loadOf(one),
+  });
+  const perS = n(own, "throughput.per_s");
+  rows.push({
+    target: "creates acked/s, default connections",
+    figure:
+      perS === null ? "—" : `${perS}/s (gateway ${n(own, "throughput.cpu_share_of_one_vcpu.gateway")} vCPU)`,
+    p50_ratio: null,
+    p99_ratio: null,
+    goal: "≥ 30,000/s (moonshot 40,000/s)",
+    met: atLeast(perS, 30_000),
+    placement: place(own),
+    load_average_1m: loadOf(own),
+  });
+  const cpu = n(own, "throughput.gateway_cpu_us_per_order");
+  rows.push({
+    target: "gateway CPU per order, all its threads",
+    figure: cpu === null ? "—" : `${cpu} µs`,
+    p50_ratio: null,
+    p99_ratio: null,
+    goal: "≤ 30 µs",
+    met: atMost(cpu, 30),
+    placement: place(own),
+    load_average_1m: loadOf(own),
+  });
+  const cPerS = n(own, "cancel_throughput.per_s");
+  rows.push({
+    target: "cancels answered/s, default connections",
+    figure: cPerS === null ? "—" : `${cPerS}/s`,
+    p50_ratio: null,
+    p99_ratio: null,
+    goal: "≥ 30,000/s",
+    met: atLeast(cPerS, 30_000),
+    placement: place(own),
+    load_average_1m: loadOf(own),
+  });
+  const l50 = n(loaded, "under_load.ratio_p50_vs_floor_sum");
+  const l99 = n(loaded, "under_load.ratio_p99_vs_floor_sum");
+  const bg = n(loaded, "under_load.background.commands_per_s");
+  const ev = n(loaded, "under_load.stream_events_per_s");
+  rows.push({
+    target: `probe strategy → ack under load (${bg ?? "—"} commands/s + ${ev ?? "—"} stream events/s)`,
+    figure: `${lat(loaded, "under_load.sequential.total")}; idle ${lat(loaded, "sequential.total")}`,
+    p50_ratio: l50,
+    p99_ratio: l99,
+    goal: "reported beside the idle figure (idle: p99 ≤ 3×)",
+    met: null,
+    placement: place(loaded),
+    load_average_1m: loadOf(loaded, "under_load.load_average_1m"),
+  });
+  return rows;
+}
+
+/** The rows as a Markdown table. */
+export function targetTable(rows: readonly TargetRow[]): string {
+  const yes = (m: boolean | null) => (m === null ? "—" : m ? "met" : "not met");
+  const r = (v: number | null) => (v === null ? "" : `${v}×`);
+  const out = [
+    "| target | figure | p50 ratio | p99 ratio | goal | result | placement | load avg (1 min) |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  for (const x of rows)
+    out.push(
+      `| ${x.target} | ${x.figure} | ${r(x.p50_ratio)} | ${r(x.p99_ratio)} | ${x.goal} | ${yes(x.met)} | ${x.placement} | ${x.load_average_1m} |`,
+    );
+  return out.join("\n");
+}
