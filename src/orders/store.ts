@@ -112,6 +112,7 @@ const UNSETTLED: readonly boolean[] = (() => {
   t[Status.PendingNew] = true;
   t[Status.Unknown] = true;
   t[Status.PendingCancel] = true;
+  t[Status.PendingReplace] = true;
   return t;
 })();
 
@@ -140,7 +141,7 @@ export class OrderStore {
   private readonly bySession = new Map<number, Map<number, Order>>();
   private readonly liveBySession = new Map<number, Set<Order>>();
   private readonly live = new Set<Order>();
-  /** Live orders that were in PendingNew, Unknown or PendingCancel when last changed (superset). */
+  /** Live orders that were in PendingNew, Unknown, PendingCancel or PendingReplace when last changed (superset). */
   private readonly unsettled = new Set<Order>();
   private readonly done: Order[] = [];
   private doneHead = 0;
