@@ -72,6 +72,11 @@ export interface SimOptions {
   hft: {
     /** [assumed] positionIdx required? Default optional, 0. */
     requirePositionIdx: boolean;
+    /**
+     * The key is on the options allowlist (§3.3). false: every private call with `category: "option"`
+     * is refused with retCode 10005 [assumed code]; option market data stays public [assumed].
+     */
+    optionsAllowlisted: boolean;
     /** [assumed, Bybit-style] POST /v5/order/cancel exists; false → 404. */
     cancelEnabled: boolean;
     /** How long closed orders stay visible in /v5/order/realtime [assumed 6 h]. */
@@ -130,6 +135,7 @@ export function defaultOptions(): SimOptions {
     },
     hft: {
       requirePositionIdx: false,
+      optionsAllowlisted: true,
       cancelEnabled: true,
       closedVisibleMs: 6 * 3600_000,
       pageSize: 50,

@@ -151,6 +151,11 @@ export class Exchange {
     return this.books.get(bookKey(surface, venue, symbol));
   }
 
+  /** An HFT book by symbol in any category (option symbols never collide with linear ones). */
+  hftBook(symbol: string): Book | undefined {
+    return this.book("hft", "linear", symbol) ?? this.book("hft", "option", symbol);
+  }
+
   /** The book an order rests in (orders name their instrument, not their book: no import cycle). */
   private bookOf(o: SimOrder): Book {
     return this.bookByInst.get(o.inst)!;
@@ -294,7 +299,7 @@ export class Exchange {
         return { ok: true, value: dup };
       }
     }
-    const book = this.book("hft", "linear", req.symbol);
+    const book = this.hftBook(req.symbol);
     if (book === undefined) return fail(200, `symbol invalid: ${req.symbol}`, 10001);
     const inst = book.inst;
     if (acct.positionMode === 0 && req.positionIdx !== 0) {
@@ -314,7 +319,7 @@ export class Exchange {
         : (book.bestBid() ?? book.lastTicks)
       : req.priceTicks;
     const reservePerLot = (refTicks * inst.tick * inst.step) / lev;
-    const avail = acct.availableMargin((s) => this.book("hft", "linear", s)!.inst.step);
+    const avail = acct.availableMargin((s) => this.hftBook(s)!.inst.step);
     if (reservePerLot * req.lots > avail + 1e-9)
       return fail(200, "ab not enough for new order (insufficient margin)", 110007);
     const now = this.clock.now();
@@ -392,7 +397,7 @@ export class Exchange {
     const newReserve = (newTicks * inst.tick * inst.step) / this.leverageOf(acct, inst.symbol, o.buy);
     const oldTotal = o.reservePerLot * o.leavesLots;
     const newTotal = newReserve * (newLots - o.execLots);
-    const avail = acct.availableMargin((s) => this.book("hft", "linear", s)!.inst.step);
+    const avail = acct.availableMargin((s) => this.hftBook(s)!.inst.step);
     if (newTotal - oldTotal > avail + 1e-9)
       return fail(200, "ab not enough for new order (insufficient margin)", 110007);
     this.bookOf(o).remove(o);

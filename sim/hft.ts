@@ -28,8 +28,16 @@ function p(req: Req, msg: string): Reply {
   return v5Err(V5_RET.PARAM, msg, req.serverNow);
 }
 
-/** `category` is required on every order, position and market endpoint; only `linear` is enabled. */
-function category(req: Req, src: Record<string, unknown> | Map<string, string>): Reply | undefined {
+/**
+ * `category` is required on every order, position and market endpoint: `linear`, or `option` when the
+ * key is allowlisted. Without the allowlist an options call is an error, not an empty list (§3.3);
+ * option market data (`marketData`) is served to every key [assumed].
+ */
+function category(
+  req: Req,
+  src: Record<string, unknown> | Map<string, string>,
+  marketData = false,
+): Reply | undefined {
   const c = reqString(src, "category", true);
   if (!c.ok)
     return p(
@@ -38,25 +46,39 @@ function category(req: Req, src: Record<string, unknown> | Map<string, string>):
         ? "category is missing (required parameter)"
         : "category must be a string",
     );
-  if (c.v === "option") return p(req, "category option is not enabled for this API key");
+  if (c.v === "option") {
+    if (marketData || req.exchange.opts.hft.optionsAllowlisted) return undefined;
+    return v5Err(
+      V5_RET.NOT_ALLOWLISTED,
+      "permission denied: category option is not enabled for this API key (options allowlist)",
+      req.serverNow,
+    );
+  }
   if (c.v !== "linear") return p(req, `category invalid: ${c.v}`);
   return undefined;
 }
 
-function bookOf(req: Req, symbol: string | undefined): Book | undefined {
-  return symbol === undefined ? undefined : req.exchange.book("hft", "linear", symbol);
+/** The (validated) category of a request. */
+function catOf(src: Record<string, unknown> | Map<string, string>): string {
+  const v = src instanceof Map ? src.get("category") : src.category;
+  return v === "option" ? "option" : "linear";
+}
+
+function bookOf(req: Req, cat: string, symbol: string | undefined): Book | undefined {
+  return symbol === undefined ? undefined : req.exchange.book("hft", cat, symbol);
 }
 
 /** `category` plus a known `symbol`: the symbol's book, or the error reply naming what is wrong. */
 function bookParam(
   req: Req,
   src: Record<string, unknown> | Map<string, string>,
+  marketData = false,
 ): { book: Book; reply?: undefined } | { book?: undefined; reply: Reply } {
-  const cat = category(req, src);
+  const cat = category(req, src, marketData);
   if (cat !== undefined) return { reply: cat };
   const sym = reqString(src, "symbol", true);
   if (!sym.ok) return { reply: p(req, "symbol is missing (required parameter)") };
-  const book = bookOf(req, sym.v);
+  const book = bookOf(req, catOf(src), sym.v);
   if (book === undefined) return { reply: p(req, `symbol invalid: ${sym.v}`) };
   return { book };
 }
@@ -196,11 +218,11 @@ const walletBalance: Handler = (req) => {
   if (coin !== undefined && coin.toUpperCase() !== "USDT")
     return v5Ok({ list: [{ accountType, coin: [] }] }, req.serverNow);
   const a = req.account!;
-  const stepOf = (s: string) => req.exchange.book("hft", "linear", s)!.inst.step;
+  const stepOf = (s: string) => req.exchange.hftBook(s)!.inst.step;
   let upnl = 0;
   let positionIM = 0;
   for (const pos of a.positions.values()) {
-    const bk = req.exchange.book("hft", "linear", pos.symbol)!;
+    const bk = req.exchange.hftBook(pos.symbol)!;
     upnl += pos.lots * bk.inst.step * (bk.lastTicks * bk.inst.tick - pos.avgPrice);
     positionIM += (Math.abs(pos.lots) * bk.inst.step * pos.avgPrice) / pos.leverage;
   }
@@ -262,9 +284,11 @@ const realtime: Handler = (req) => {
   let next = "";
   let last = 0;
   const src = acct.hftList;
+  const cat_ = catOf(q);
   for (let i = src.length - 1; i >= 0; i--) {
     const o = src[i]!;
     if (o.seq >= cursor) continue;
+    if (o.inst.venue !== cat_) continue;
     if (symbol !== undefined && o.inst.symbol !== symbol) continue;
     if (orderId !== undefined && o.id !== orderId) continue;
     if (linkId !== undefined && o.clientId !== linkId) continue;
@@ -276,7 +300,7 @@ const realtime: Handler = (req) => {
     list.push(v5Record(o));
     last = o.seq;
   }
-  return v5Ok({ category: "linear", list, nextPageCursor: next }, req.serverNow);
+  return v5Ok({ category: cat_, list, nextPageCursor: next }, req.serverNow);
 };
 
 const executions: Handler = (req) => {
@@ -294,12 +318,14 @@ const executions: Handler = (req) => {
   const orderId = q.get("orderId");
   const linkId = q.get("orderLinkId");
   const src = req.account!.executions;
+  const cat_ = catOf(q);
   const list = [];
   let next = "";
   let last = 0;
   for (let i = src.length - 1; i >= 0; i--) {
     const e = src[i]!;
     if (e.seq >= cursor) continue;
+    if (e.order.inst.venue !== cat_) continue;
     if (start.v !== undefined && e.time < start.v) break;
     if (end.v !== undefined && e.time > end.v) continue;
     if (symbol !== undefined && e.order.inst.symbol !== symbol) continue;
@@ -312,10 +338,10 @@ const executions: Handler = (req) => {
     list.push(v5ExecutionRecord(e));
     last = e.seq;
   }
-  return v5Ok({ category: "linear", list, nextPageCursor: next }, req.serverNow);
+  return v5Ok({ category: cat_, list, nextPageCursor: next }, req.serverNow);
 };
 
-const INSTRUMENT_ROWS: Array<[string, V5Instrument]> = HFT_INSTRUMENTS.map((i) => [
+const INSTRUMENT_ROWS: Array<[string, V5Instrument, string]> = HFT_INSTRUMENTS.map((i) => [
   i.symbol,
   {
     symbol: i.symbol,
@@ -331,23 +357,29 @@ const INSTRUMENT_ROWS: Array<[string, V5Instrument]> = HFT_INSTRUMENTS.map((i) =
     priceFilter: { tickSize: i.tickSize, minPrice: i.tickSize, maxPrice: String(i.startMid * 20) },
     leverageFilter: { minLeverage: "1", maxLeverage: String(i.maxLeverage), leverageStep: "0.01" },
   },
+  i.venue,
 ]);
 
 const instruments: Handler = (req) => {
-  const cat = category(req, req.query);
+  const cat = category(req, req.query, true);
   if (cat !== undefined) return cat;
+  const cat_ = catOf(req.query);
   const s = req.query.get("symbol")?.toUpperCase();
-  const list = INSTRUMENT_ROWS.filter(([sym]) => s === undefined || sym === s).map(([, row]) => row);
-  return v5Ok({ category: "linear", list, nextPageCursor: "" }, req.serverNow);
+  const list = INSTRUMENT_ROWS.filter(([sym, , v]) => v === cat_ && (s === undefined || sym === s)).map(
+    ([, row]) => row,
+  );
+  return v5Ok({ category: cat_, list, nextPageCursor: "" }, req.serverNow);
 };
 
 const tickers: Handler = (req) => {
-  const cat = category(req, req.query);
+  const cat = category(req, req.query, true);
   if (cat !== undefined) return cat;
+  const cat_ = catOf(req.query);
   const s = req.query.get("symbol")?.toUpperCase();
   const now = req.exchange.clock.now();
   const list = [];
   for (const b of req.exchange.hftBooks) {
+    if (b.inst.venue !== cat_) continue;
     if (s !== undefined && b.inst.symbol !== s) continue;
     const inst = b.inst;
     const bb = b.levels(true, 1)[0];
@@ -390,11 +422,11 @@ const tickers: Handler = (req) => {
     });
   }
   if (s !== undefined && list.length === 0) return p(req, `symbol invalid: ${s}`);
-  return v5Ok({ category: "linear", list }, req.serverNow);
+  return v5Ok({ category: cat_, list }, req.serverNow);
 };
 
 const orderbook: Handler = (req) => {
-  const found = bookParam(req, req.query);
+  const found = bookParam(req, req.query, true);
   if (found.reply !== undefined) return found.reply;
   const b = found.book;
   const lim = reqNumber(req.query, "limit", false);
@@ -420,11 +452,14 @@ const positions: Handler = (req) => {
   if (cat !== undefined) return cat;
   const s = req.query.get("symbol")?.toUpperCase();
   const list = [];
+  const cat_ = catOf(req.query);
   for (const pos of req.account!.positions.values()) {
     if (s !== undefined && pos.symbol !== s) continue;
-    list.push(v5PositionRecord(pos, req.exchange.book("hft", "linear", pos.symbol)!));
+    const book = req.exchange.hftBook(pos.symbol)!;
+    if (book.inst.venue !== cat_) continue;
+    list.push(v5PositionRecord(pos, book));
   }
-  return v5Ok({ category: "linear", list, nextPageCursor: "" }, req.serverNow);
+  return v5Ok({ category: cat_, list, nextPageCursor: "" }, req.serverNow);
 };
 
 const setLeverage: Handler = (req) => {
@@ -499,7 +534,7 @@ const transfer: Handler = (req) => {
     wallet.available -= amount;
     acct.margin += amount;
   } else {
-    const free = acct.availableMargin((s) => req.exchange.book("hft", "linear", s)!.inst.step);
+    const free = acct.availableMargin((s) => req.exchange.hftBook(s)!.inst.step);
     if (free + 1e-9 < amount)
       return v5Err(RET_TRANSFER, "Amount is more than available balance", req.serverNow);
     acct.margin -= amount;

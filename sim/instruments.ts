@@ -164,6 +164,22 @@ const ROWS: Row[] = [
     startMid: 3_300,
     maxLeverage: 100,
   },
+  // HFT options (category `option`, allowlisted per key): Bybit-style symbol, premium in USDT [assumed].
+  {
+    surface: "hft",
+    venue: "option",
+    symbol: "BTC-26DEC26-70000-C",
+    base: "BTC",
+    quote: "USDT",
+    tickSize: "5",
+    qtyStep: "0.01",
+    minQty: "0.01",
+    maxQty: "100",
+    minNotional: 1,
+    maxNotional: 10_000_000,
+    startMid: 2_500,
+    maxLeverage: 1,
+  },
   // Futures v2 (EXCHANGE_2): its own books, beside HFT's [assumed grids, like HFT linear].
   {
     surface: "futures",

@@ -92,7 +92,12 @@ const TABLE = [
     def: ["coinswitchx", "c2c1"],
     doc: "Spot exchanges whose instruments are loaded",
   },
-  { path: "venue.hftCategory", type: oneOf("linear", "option"), def: "linear", doc: "HFT category" },
+  {
+    path: "venue.hftCategories",
+    type: { kind: "list", values: ["linear", "option"] },
+    def: ["linear"],
+    doc: "HFT categories loaded and traded at once (each order uses its instrument's); `option` needs the key on the venue's options allowlist, and an options order from a key without it is rejected with code 403 NotAllowlisted",
+  },
   // futures (issue 13)
   {
     path: "venue.futuresPollMs",

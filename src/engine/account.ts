@@ -22,7 +22,8 @@ import { balanceBody } from "./wireMap.js";
 export const EAGER_QUERY_CREDIT = 25;
 
 export interface AccountOptions {
-  venue: Pick<Config["venue"], "hftCategory">;
+  /** Positions are read for the first category (options positions are not tracked). */
+  venue: Pick<Config["venue"], "hftCategories">;
   /** BalanceUpdate / PositionUpdate: at most one per asset / position per this many ms (last wins); 100. */
   pushIntervalMs?: number;
   /** After an HFT fill, re-read `/v5/position/list` this many ms later (bursts share one read); 250. */
@@ -109,7 +110,7 @@ export class Account {
 
   /** A `/v5/position/list` snapshot of the whole category: replaces the ledger, pushes what changed. */
   onPositions(rows: readonly V5Position[]): void {
-    const cat = this.d.options.venue.hftCategory;
+    const cat = this.d.options.venue.hftCategories[0] ?? "linear";
     for (const k of this.positions.snapshot(rows, (sym) => this.d.book.find("hft", cat, sym)))
       this.pushPosition(k);
   }
@@ -160,7 +161,9 @@ export class Account {
     }
     this.refreshing = true;
     try {
-      const res = await this.d.client.positions({ category: this.d.options.venue.hftCategory });
+      const res = await this.d.client.positions({
+        category: this.d.options.venue.hftCategories[0] ?? "linear",
+      });
       limiter?.reportOutcome("hft.query", 200);
       if (!this.d.run.dead) this.onPositions(res.list ?? []);
     } catch (err) {

@@ -15,6 +15,7 @@ import { monoNs } from "../protocol/clock.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
 import {
   InvalidRequestError,
+  isNotAllowlisted,
   NetworkError,
   OutcomeUnknownError,
   RateLimitedError,
@@ -317,11 +318,14 @@ export class CreatePath {
       d.store.rejectCreate(o.clientId, "429");
       return;
     }
-    let code: "VenueRejected" | "VenueUnavailable" | "InsufficientBalance" | "BadPrice" = "VenueRejected";
+    let code: "VenueRejected" | "VenueUnavailable" | "InsufficientBalance" | "BadPrice" | "NotAllowlisted" =
+      "VenueRejected";
     let text: string;
     if (err instanceof ValidationError) {
       text = err.exchangeMessage || err.message;
-      if (/balance|margin/i.test(text)) code = "InsufficientBalance";
+      // Options from a key not on the venue's allowlist: a clear code, not a generic venue reject.
+      if (isNotAllowlisted(err)) code = "NotAllowlisted";
+      else if (/balance|margin/i.test(text)) code = "InsufficientBalance";
       d.risk.recordVenueReject();
     } else if (err instanceof NetworkError || err instanceof ClockError) {
       code = "VenueUnavailable";

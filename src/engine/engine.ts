@@ -69,8 +69,8 @@ export type EngineOptions = CreateOptions &
   CancelOptions &
   AccountOptions & {
     orders: Pick<Config["orders"], "spotExpirySeconds">;
-    /** `futuresPollMs` (default 3000 when absent); `hftAmendBy` [assumed] (default orderId). */
-    venue: Partial<Pick<Config["venue"], "futuresPollMs" | "hftAmendBy">>;
+    /** `futuresPollMs` (default 3000 when absent); `hftAmendBy` [assumed] (default orderId); `hftCategories`: those whose orders are listed. */
+    venue: Partial<Pick<Config["venue"], "futuresPollMs" | "hftAmendBy" | "hftCategories">>;
   };
 
 export interface EngineDeps {
@@ -154,7 +154,12 @@ export class Engine implements GatewayEngine, OrderListener {
     // The venue surfaces the command path speaks to (a further venue API is a third entry).
     const surfaces: Surfaces = {
       spot: new SpotSurface(d.client, d.options.orders.spotExpirySeconds),
-      hft: new HftSurface(d.client, d.options.venue.hftCategory, d.options.venue.hftAmendBy),
+      hft: new HftSurface(
+        d.client,
+        d.options.venue.hftCategories,
+        (o) => d.instruments.byId(o.instrumentId)?.inst.venue ?? "linear",
+        d.options.venue.hftAmendBy,
+      ),
       futures: new FuturesSurface(d.client, d.options.venue.futuresPollMs ?? 3_000),
     };
     const common = { client: d.client, limiter: d.limiter, journal: d.journal, metrics: d.metrics };

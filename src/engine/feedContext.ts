@@ -12,6 +12,7 @@ export interface FeedContext {
   rest: RestStack;
   instruments: InstrumentBook;
   keys: KeyPair;
+  /** The configuration as the venue allows it (`venue.hftCategories`: the listable ones). */
   config: Config;
   streamBaseUrl: string;
   /** NATS WebSocket URL of the HFT private streams; undefined = none (HFT is polled). */

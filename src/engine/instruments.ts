@@ -7,6 +7,7 @@
 import type { Instrument, Surface } from "../domain/types.js";
 import { type Grid, gridOf } from "../orders/normalize.js";
 import type { RestClient } from "../rest/client.js";
+import { isNotAllowlisted } from "../rest/errors.js";
 import { FUTURES_EXCHANGE, makeGrid, type OrderGrid } from "../rest/orderParams.js";
 import type { FuturesInstrument, SpotTradeInfo, V5Instrument } from "../rest/wire.js";
 import { parseDec } from "../util/decimal.js";
@@ -195,7 +196,13 @@ export function futuresInstruments(rows: readonly FuturesInstrument[]): Omit<Ins
 /** Loads every configured instrument from the venue and registers the grids with the REST client. */
 export async function loadInstruments(
   client: RestClient,
-  o: { surfaces: readonly Surface[]; spotExchanges: readonly string[]; hftCategory: string },
+  o: {
+    surfaces: readonly Surface[];
+    spotExchanges: readonly string[];
+    hftCategories: readonly string[];
+    /** A category the venue refused for this key (options allowlist): loading goes on without it. */
+    onRefused?: (category: string, err: Error) => void;
+  },
 ): Promise<InstrumentBook> {
   const book = new InstrumentBook();
   if (o.surfaces.includes("spot")) {
@@ -205,12 +212,44 @@ export async function loadInstruments(
     }
   }
   if (o.surfaces.includes("hft")) {
-    const res = await client.instruments({ category: o.hftCategory });
-    for (const def of hftInstruments(o.hftCategory, res.list ?? [])) book.add(def);
+    for (const category of o.hftCategories) {
+      let res: Awaited<ReturnType<RestClient["instruments"]>>;
+      try {
+        res = await client.instruments({ category });
+      } catch (err) {
+        if (category !== "option" || !isNotAllowlisted(err)) throw err;
+        o.onRefused?.(category, err as Error);
+        continue;
+      }
+      for (const def of hftInstruments(category, res.list ?? [])) book.add(def);
+    }
   }
   if (o.surfaces.includes("futures")) {
     for (const def of futuresInstruments(await client.futuresInstruments())) book.add(def);
   }
   for (const inst of book.all()) client.setGrid(inst.surface, inst.symbol, book.byId(inst.id)!.orderGrid);
   return book;
+}
+
+/**
+ * The HFT categories whose private lists this key may read. A category the venue refuses (options
+ * without the allowlist, §3.3) keeps its instruments, so its orders reach the venue and come back with
+ * its refusal, but is left out of polling and stream reconciliation, which would otherwise never settle.
+ */
+export async function listableCategories<T extends string>(
+  client: RestClient,
+  categories: readonly T[],
+  onRefused: (category: string, err: Error) => void,
+): Promise<T[]> {
+  const out: T[] = [];
+  for (const category of categories) {
+    try {
+      if (category !== categories[0]) await client.realtime({ category });
+      out.push(category);
+    } catch (err) {
+      if (!isNotAllowlisted(err)) throw err;
+      onRefused(category, err as Error);
+    }
+  }
+  return out;
 }

@@ -31,7 +31,7 @@ import {
 } from "./gauges.js";
 import { healthReply, metricsReply } from "./health.js";
 import { InProcessTransport, inProcessClient } from "./inProcess.js";
-import { type InstrumentBook, loadInstruments } from "./instruments.js";
+import { type InstrumentBook, listableCategories, loadInstruments } from "./instruments.js";
 import { startMarketData } from "./marketData.js";
 import { EngineMetrics } from "./metrics.js";
 import { chronological, type ReplaySummary, replayInto } from "./recovery.js";
@@ -95,19 +95,42 @@ async function boot(
     log.warn({ err: (err as Error).message }, "pre-signer did not start; signing inline");
   }
 
-  // 3. instruments
+  // 3. instruments (HFT: every configured category; the first one is the primary for positions and references)
+  const hftCategories = config.venue.hftCategories;
+  const hftCategory = hftCategories[0] ?? "linear";
   const surfaces = config.venue.surfaces as Surface[];
   let instruments: InstrumentBook;
   try {
     instruments = await loadInstruments(rest.client, {
       surfaces,
       spotExchanges: config.venue.spotExchanges,
-      hftCategory: config.venue.hftCategory,
+      hftCategories,
+      onRefused: (category, err) =>
+        log.warn({ category, err: err.message }, "HFT category not enabled for this API key: not loaded"),
     });
   } catch (err) {
     throw new StartupError(`could not load instruments from the venue: ${(err as Error).message}`);
   }
   log.info({ count: instruments.size }, "instruments loaded");
+  // Categories whose orders can be listed (polled, reconciled); a refused one is still sent orders.
+  let listedCategories = hftCategories;
+  if (surfaces.includes("hft") && hftCategories.length > 1) {
+    try {
+      listedCategories = await listableCategories(rest.client, hftCategories, (category, err) =>
+        log.warn(
+          { category, err: err.message },
+          "HFT category refused for this API key: its orders are sent and will be refused by the venue",
+        ),
+      );
+    } catch (err) {
+      throw new StartupError(`could not read the HFT order lists: ${(err as Error).message}`);
+    }
+  }
+  // The configuration as the venue allows it: the parts built from it list the listable categories only.
+  const tradeConfig: Config =
+    listedCategories === hftCategories
+      ? config
+      : { ...config, venue: { ...config.venue, hftCategories: listedCategories } };
 
   // 4. risk, limits, metrics
   const risk = new RiskGate({ ...riskFromKnobs(config.risk), ...opts.risk });
@@ -153,7 +176,7 @@ async function boot(
     journal,
     metrics,
     log,
-    options: config,
+    options: tradeConfig,
     // The venue sync and the feeds are built around the engine (below); these run only once they are.
     links: {
       resolveSoon: (o) => sync.resolveSoon(o),
@@ -162,7 +185,7 @@ async function boot(
     },
   });
   engineRef = engine;
-  const sync = new VenueSync(engine, rest.client, instruments, limiter, journal, metrics, log, config);
+  const sync = new VenueSync(engine, rest.client, instruments, limiter, journal, metrics, log, tradeConfig);
   cleanups.push(() => sync.stop());
 
   // 7. journal replay, then reconciliation through the same path as a reconnect
@@ -184,7 +207,7 @@ async function boot(
     rest,
     instruments,
     keys,
-    config,
+    config: tradeConfig,
     streamBaseUrl: streamBase,
     hftNatsUrl,
     metrics,
@@ -200,8 +223,7 @@ async function boot(
     await f.start();
   }
   // After replay and reconciliation: the venue's snapshot replaces what their fills added up to.
-  if (surfaces.includes("hft"))
-    await loadPositions(rest, instruments, risk, engine, config.venue.hftCategory, log);
+  if (surfaces.includes("hft")) await loadPositions(rest, instruments, risk, engine, hftCategory, log);
   registerFeedGauges(metrics, feeds);
   if (replay && replay.live > 0) {
     let live = 0;

@@ -55,7 +55,7 @@ export async function startMarketData(
     hub: feeds.hub,
     spotStream: config.risk.spotReferenceStream && surfaces.includes("spot"),
     hftStream: hftUrl !== undefined,
-    hftCategory: config.venue.hftCategory,
+    hftCategory: config.venue.hftCategories[0] ?? "linear",
     hftPollMs: surfaces.includes("hft") ? config.risk.hftReferencePollMs : 0,
   });
   cleanups.push(() => referencePrices.stop());

@@ -48,7 +48,7 @@ export class StreamsFeed implements VenueFeed {
       apiKey: ctx.keys.apiKey,
       streamBaseUrl: ctx.streamBaseUrl,
       spot: surfaces.includes("spot"),
-      hftCategories: surfaces.includes("hft") ? [cfg.venue.hftCategory] : [],
+      hftCategories: surfaces.includes("hft") ? cfg.venue.hftCategories : [],
       staleMs: cfg.streams.staleMs,
       holdUntilReconciled: cfg.streams.holdNewOrdersDuringReconcile,
       // One owner of ambiguous orders and one poller: the venue sync (never a second one here).

@@ -180,6 +180,12 @@ export const CODES = {
   VenueRejected: { code: 400, source: "Venue", retryable: false, text: "rejected by the exchange" },
   InsufficientBalance: { code: 401, source: "Venue", retryable: false, text: "insufficient balance" },
   VenueUnavailable: { code: 402, source: "Venue", retryable: true, text: "exchange unavailable" },
+  NotAllowlisted: {
+    code: 403,
+    source: "Venue",
+    retryable: false,
+    text: "product not enabled for this API key",
+  },
   Internal: { code: 500, source: "Engine", retryable: true, text: "internal error" },
 } as const satisfies Record<
   string,

@@ -107,7 +107,8 @@ const SIDES = ["buy", "sell"];
 const TIFS = ["GTC", "IOC", "FOK"];
 
 const SPOT_SYMBOL = /^[A-Za-z0-9]{1,20}\/[A-Za-z0-9]{1,20}$/;
-const HFT_SYMBOL = /^[A-Za-z0-9]{2,40}$/;
+// Linear `BTCUSDT`; options `BTC-26DEC26-70000-C` [assumed Bybit-style].
+const HFT_SYMBOL = /^[A-Za-z0-9][A-Za-z0-9-]{1,39}$/;
 // Printable ASCII without `"` and `\`: JSON-safe as-is, and at most 36 characters (exchange limit).
 const CLIENT_ID = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,36}$/;
 const ORDER_ID = /^[A-Za-z0-9_\-:.]{1,64}$/;

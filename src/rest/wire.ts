@@ -210,6 +210,8 @@ export interface V5OrderRecord {
   createdTime: string;
   updatedTime: string;
   rejectReason: string;
+  /** Set by the gateway's open-list reading (the category it asked for), not by the venue. */
+  category?: string;
 }
 
 /** `result` of list endpoints; `nextPageCursor` is "" on the last page [assumed]. */
@@ -268,6 +270,8 @@ export const V5_RET = {
   /** documented: missing or invalid parameter */
   PARAM: 10001,
   /** [assumed] authentication failure inside a 200 envelope is not used: auth failures are HTTP 401 */
+  /** [assumed, Bybit's "permission denied"] a `category: "option"` call from a key not on the options allowlist */
+  NOT_ALLOWLISTED: 10005,
   /** [assumed] order not found / not modifiable */
   ORDER_NOT_FOUND: 110001,
   /** [assumed] qty not a multiple of qtyStep, or out of range */

@@ -1,4 +1,8 @@
-/** The HFT surface (v5, one category): client id `orderLinkId`, executions carry their own ids. */
+/**
+ * The HFT surface (v5): client id `orderLinkId`, executions carry their own ids. Several categories
+ * (`linear`, `option`) are traded at once: each order's category is its instrument's venue, sent on
+ * every request about it; the open list is read per category.
+ */
 import type { LimitClass } from "../limits/index.js";
 import {
   eventFromV5Execution,
@@ -12,6 +16,7 @@ import {
   statusFromV5,
 } from "../orders/index.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
+import { isNotAllowlisted } from "../rest/errors.js";
 import type { OrderGrid } from "../rest/orderParams.js";
 import type { V5Execution, V5List, V5OrderAck, V5OrderRecord } from "../rest/wire.js";
 import { type Dec, stepsOf, tryParseDec } from "../util/decimal.js";
@@ -35,13 +40,18 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   /** [assumed, Bybit-v5 style] `POST /v5/order/amend` (path: venue.hftAmendPath). */
   readonly amend = "native" as const;
 
+  /** Categories the venue refused for this key (options allowlist): not listed again. */
+  private readonly refused = new Set<string>();
+
   constructor(
     private readonly client: RestClient,
-    readonly category: string,
+    readonly categories: readonly string[],
+    /** The category of an order (its instrument's venue). */
+    private readonly categoryOf: (o: Order) => string,
     /** [assumed] the id the amend body names the order by (venue.hftAmendBy). */
     private readonly amendBy: "orderId" | "orderLinkId" = "orderId",
   ) {
-    this.fills = new HftExecutions(client, category);
+    this.fills = new HftExecutions(client, categories);
   }
 
   classOf(op: SurfaceOp): LimitClass {
@@ -51,7 +61,7 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   prepareCreate(o: Order, priceText: string, qtyText: string, grid: OrderGrid): PreparedRequest {
     return this.client.prepareHftCreate(
       {
-        category: this.category,
+        category: this.categoryOf(o),
         symbol: o.symbol,
         side: o.side,
         orderType: o.type,
@@ -66,12 +76,16 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   }
 
   prepareCancel(o: Order): PreparedRequest {
-    return this.client.prepareHftCancel({ category: this.category, symbol: o.symbol, orderId: o.exchangeId });
+    return this.client.prepareHftCancel({
+      category: this.categoryOf(o),
+      symbol: o.symbol,
+      orderId: o.exchangeId,
+    });
   }
 
   prepareAmend(o: Order, priceText: string | undefined, qtyText: string | undefined): PreparedRequest {
     // [assumed] body `{category, symbol, orderId | orderLinkId, qty?, price?}`; qty is the new total.
-    const body: Record<string, string> = { category: this.category, symbol: o.symbol };
+    const body: Record<string, string> = { category: this.categoryOf(o), symbol: o.symbol };
     if (this.amendBy === "orderId") body.orderId = o.exchangeId;
     else body.orderLinkId = o.clientId;
     if (qtyText !== undefined) body.qty = qtyText;
@@ -93,24 +107,48 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   }
 
   async queryByClientId(o: Order): Promise<V5OrderRecord | undefined> {
-    const res = await this.client.realtime({ category: this.category, orderLinkId: o.clientId });
+    const res = await this.client.realtime({ category: this.categoryOf(o), orderLinkId: o.clientId });
     return (res.list ?? []).find((r) => r.orderLinkId === o.clientId);
   }
 
   async listOpen(): Promise<OpenList<V5OrderRecord>> {
     const rows: V5OrderRecord[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const res = await this.client.realtime({ category: this.category, cursor });
-      for (const r of res.list ?? []) rows.push(r);
-      cursor = res.nextPageCursor;
-      if (!cursor) return { rows, complete: true };
+    let complete = true;
+    for (const category of this.categories) {
+      if (this.refused.has(category)) continue;
+      let cursor: string | undefined;
+      let page = 0;
+      for (; page < MAX_PAGES; page++) {
+        let res: Awaited<ReturnType<RestClient["realtime"]>>;
+        try {
+          res = await this.client.realtime({ category, cursor });
+        } catch (err) {
+          // Not on the allowlist: the key can hold no orders of this category, so nothing is missed.
+          if (isNotAllowlisted(err)) {
+            this.refused.add(category);
+            break;
+          }
+          throw err;
+        }
+        for (const r of res.list ?? []) {
+          r.category = category;
+          rows.push(r);
+        }
+        cursor = res.nextPageCursor;
+        if (!cursor) break;
+      }
+      // More pages than we read: absent orders may not have closed.
+      if (page === MAX_PAGES) complete = false;
     }
-    return { rows, complete: false }; // more pages than we read: absent orders may not have closed
+    return { rows, complete };
   }
 
   cancelRecord(r: V5OrderRecord): Promise<unknown> {
-    return this.client.cancelHftOrder({ category: this.category, symbol: r.symbol, orderId: r.orderId });
+    return this.client.cancelHftOrder({
+      category: r.category ?? this.categories[0] ?? "linear",
+      symbol: r.symbol,
+      orderId: r.orderId,
+    });
   }
 
   clientIdOf(r: V5OrderRecord): string {
@@ -140,24 +178,30 @@ export class HftExecutions implements FillList<V5Execution> {
 
   constructor(
     private readonly client: RestClient,
-    private readonly category: string,
+    /** Read per category (a refused one is left out by the caller's list). */
+    private readonly categories: readonly string[],
   ) {}
 
   async list(sinceMs: number): Promise<OpenList<V5Execution>> {
     const rows: V5Execution[] = [];
-    let cursor = "";
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const q: [string, string][] = [
-        ["category", this.category],
-        ["startTime", String(sinceMs)],
-      ];
-      if (cursor !== "") q.push(["cursor", cursor]);
-      const res = await this.client.call<V5List<V5Execution>>("hft.executions", q);
-      for (const x of res.list ?? []) rows.push(x);
-      cursor = res.nextPageCursor ?? "";
-      if (cursor === "") return { rows, complete: true };
+    let complete = true;
+    for (const category of this.categories) {
+      let cursor = "";
+      let page = 0;
+      for (; page < MAX_PAGES; page++) {
+        const q: [string, string][] = [
+          ["category", category],
+          ["startTime", String(sinceMs)],
+        ];
+        if (cursor !== "") q.push(["cursor", cursor]);
+        const res = await this.client.call<V5List<V5Execution>>("hft.executions", q);
+        for (const x of res.list ?? []) rows.push(x);
+        cursor = res.nextPageCursor ?? "";
+        if (cursor === "") break;
+      }
+      if (page === MAX_PAGES) complete = false;
     }
-    return { rows, complete: false };
+    return { rows, complete };
   }
 
   clientIdOf(x: V5Execution): string {

@@ -50,7 +50,7 @@ export interface SyncEngine {
 }
 
 export interface SyncBook {
-  byId(instrumentId: number): { grid: Grid } | undefined;
+  byId(instrumentId: number): { grid: Grid; inst?: { venue: string } } | undefined;
 }
 
 export interface SyncMetrics {
@@ -64,7 +64,8 @@ export interface SyncMetrics {
  * the config itself is passed, never a copy of its fields.
  */
 export interface SyncConfig {
-  venue: Pick<Config["venue"], "surfaces" | "hftCategory" | "futuresPollMs">;
+  /** `hftCategories`: the categories whose orders are listed (each order uses its instrument's). */
+  venue: Pick<Config["venue"], "surfaces" | "hftCategories" | "futuresPollMs">;
   streams: Pick<Config["streams"], "pollIntervalMs" | "auditIntervalMs" | "hftAuditIntervalMs">;
   orders: Pick<Config["orders"], "unknownQueryIntervalMs" | "unknownQueryRetries" | "spotExpirySeconds">;
 }
@@ -110,7 +111,11 @@ export class VenueSync implements VenueFeed {
     this.maxQueries = config.orders.unknownQueryRetries;
     this.surfaces = {
       spot: new SpotSurface(client, config.orders.spotExpirySeconds),
-      hft: new HftSurface(client, config.venue.hftCategory),
+      hft: new HftSurface(
+        client,
+        config.venue.hftCategories,
+        (o) => book.byId(o.instrumentId)?.inst?.venue ?? config.venue.hftCategories[0] ?? "linear",
+      ),
       futures: new FuturesSurface(client, config.venue.futuresPollMs),
     };
     this.active = config.venue.surfaces.map((s) => this.surfaces[s]);

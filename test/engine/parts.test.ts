@@ -91,7 +91,7 @@ function build(opts: { limiter?: RateLimiter; journal?: Journal; sweep?: () => v
     metrics: new EngineMetrics(),
     log: silent,
     options: {
-      venue: { hftCategory: "linear" },
+      venue: { hftCategories: ["linear"] },
       orders: { spotExpirySeconds: 0, hftQueryAfterAck: true },
       limits: { createWaitMs: 0, cancelWaitMs: 0 },
     },

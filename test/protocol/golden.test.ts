@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeC2G, decodeG2C, encodeC2G, encodeG2C } from "../../src/protocol/codec.js";
-import { type C2GName, type G2CName, MESSAGES } from "../../src/protocol/schema.js";
+import { type C2GName, CODES, type G2CName, MESSAGES } from "../../src/protocol/schema.js";
 import { GOLDEN } from "./golden.js";
 import { HEADER, SAMPLES } from "./samples.js";
 
@@ -45,6 +45,17 @@ describe("golden bytes", () => {
     expect(b.subarray(68, 84).toString("hex")).toBe("45584348414e47455f32000000000000");
     const d = decodeG2C(b) as { body: { instruments: unknown[] } };
     expect(d.body.instruments[0]).toEqual(rec);
+  });
+
+  it("Reject code 403 NotAllowlisted (options without the allowlist) sits in the code field", () => {
+    const b = encodeG2C("Reject", HEADER, {
+      ...SAMPLES.Reject,
+      code: CODES.NotAllowlisted.code,
+      source: 3,
+      retryable: 0,
+    } as never);
+    // clOrdNo u64 at 32, code u16 at 40: 403 = 0x0193, then source Venue (3) and retryable 0.
+    expect(b.subarray(40, 44).toString("hex")).toBe("93010300");
   });
 
   it("negative i64 uses two's complement across both halves", () => {

@@ -87,7 +87,7 @@ describe("v5 create and validation", () => {
       [{ timeInForce: "GTD" }, /timeInForce/],
       [{ orderLinkId: "x".repeat(37) }, /orderLinkId/],
       [{ symbol: "DOGEUSDT" }, /symbol invalid/],
-      [{ category: "option" }, /option/],
+      [{ category: "inverse" }, /category invalid/],
     ];
     const n = sim.counters.ordersCreated("hft");
     for (const [extra, re] of cases) {
