@@ -83,7 +83,9 @@ export class Exchange {
   readonly books = new Map<string, Book>();
   private readonly bookByInst = new Map<SimInstrument, Book>();
   readonly spotBooks: Book[] = [];
+  /** HFT linear books (the public NATS subjects carry these only: a market names no category). */
   readonly hftBooks: Book[] = [];
+  readonly optionBooks: Book[] = [];
   readonly futuresBooks: Book[] = [];
   readonly accounts = new Map<string, SimAccount>();
   readonly created: CreateCounters = {
@@ -125,9 +127,11 @@ export class Exchange {
       this.bookByInst.set(inst, b);
       (inst.surface === "spot"
         ? this.spotBooks
-        : inst.surface === "hft"
-          ? this.hftBooks
-          : this.futuresBooks
+        : inst.surface === "futures"
+          ? this.futuresBooks
+          : inst.venue === "linear"
+            ? this.hftBooks
+            : this.optionBooks
       ).push(b);
     }
     for (const k of opts.apiKeys) this.registerAccount(k);

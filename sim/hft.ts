@@ -378,8 +378,7 @@ const tickers: Handler = (req) => {
   const s = req.query.get("symbol")?.toUpperCase();
   const now = req.exchange.clock.now();
   const list = [];
-  for (const b of req.exchange.hftBooks) {
-    if (b.inst.venue !== cat_) continue;
+  for (const b of cat_ === "option" ? req.exchange.optionBooks : req.exchange.hftBooks) {
     if (s !== undefined && b.inst.symbol !== s) continue;
     const inst = b.inst;
     const bb = b.levels(true, 1)[0];

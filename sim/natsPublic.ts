@@ -37,7 +37,8 @@ export class SimNatsPublic {
   ) {}
 
   trade(b: Book, t: PublicTrade): void {
-    if (b.inst.surface !== "hft") return;
+    // Linear only: the subjects name a market (`BTC/USDT`), not a category; options would collide.
+    if (b.inst.surface !== "hft" || b.inst.venue !== "linear") return;
     const inst = b.inst;
     this.send("ltp", `${LTP_SUBJECT}.${market(b)}`, {
       s: market(b),
@@ -51,7 +52,7 @@ export class SimNatsPublic {
 
   /** After an order change on an HFT book: a depth message if its top moved. */
   bookChanged(b: Book): void {
-    if (b.inst.surface === "hft") this.depth(b, false);
+    if (b.inst.surface === "hft" && b.inst.venue === "linear") this.depth(b, false);
   }
 
   marketStep(): void {

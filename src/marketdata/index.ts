@@ -32,7 +32,8 @@ export class MarketDataFeeds {
 
   constructor(o: MarketDataOptions) {
     const spotInst = o.instruments.filter((i) => i.surface === "spot");
-    const hftInst = o.instruments.filter((i) => i.surface === "hft");
+    // The public HFT subjects name a market (`BTC/USDT`), not a category: linear perpetuals only.
+    const hftInst = o.instruments.filter((i) => i.surface === "hft" && i.venue === "linear");
     let spot: SpotFeed | undefined;
     let hft: HftPublicStream | undefined;
     this.hub = new MarketDataHub({
