@@ -193,6 +193,38 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
   private readonly mdAnswers = new Map<number, MdAnswer>();
   private readonly opts: Required<Omit<ClientOptions, "url" | "transport">>;
   private readonly transport: ClientTransport;
+  private readonly wsUrl: string | undefined;
+
+  /**
+   * A venue account read answered by the gateway with its own keys (no second key holder):
+   * `tradingFee` ({exchange}), `tradeInfo` ({exchange?, symbol?}), `tds`, `portfolio`. Resolves with
+   * the venue's `data` as it answered; a refusal throws VenueReadError (status, kind, retryAfterMs).
+   * Needs the gateway's URL (not the in-process transport).
+   */
+  async venueRead<T = unknown>(
+    name: "tradingFee" | "tradeInfo" | "tds" | "portfolio",
+    params: Record<string, string> = {},
+    timeoutMs = 10_000,
+  ): Promise<T> {
+    if (this.wsUrl === undefined) throw new Error("venueRead needs the gateway's URL");
+    const u = new URL(this.wsUrl);
+    u.protocol = u.protocol === "wss:" ? "https:" : "http:";
+    u.pathname = `/v1/venue/${name}`;
+    u.search = new URLSearchParams(params).toString();
+    const res = await fetch(u, {
+      headers: { authorization: `Bearer ${this.opts.token}` },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = (await res.json().catch(() => ({}))) as {
+      data?: T;
+      error?: { kind?: string; message?: string; retryAfterMs?: number };
+    };
+    if (res.status !== 200 || body.error !== undefined) {
+      const e = body.error ?? {};
+      throw new VenueReadError(res.status, e.kind ?? "Error", e.message ?? res.statusText, e.retryAfterMs);
+    }
+    return body.data as T;
+  }
 
   constructor(opts: ClientOptions) {
     super();
@@ -201,6 +233,7 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
     const url =
       opts.url === undefined || opts.url.endsWith(WS_PATH) ? opts.url : opts.url.replace(/\/?$/, WS_PATH);
     this.transport = opts.transport ?? wsTransport(url!);
+    this.wsUrl = url;
     this.opts = {
       heartbeatMs: 1000,
       codPolicy: CodPolicy.None,
@@ -561,5 +594,19 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
       this.once("close", () => done());
       ws.terminate();
     });
+  }
+}
+
+/** A venue read the gateway refused or the venue answered with an error (`GatewayClient.venueRead`). */
+export class VenueReadError extends Error {
+  override readonly name = "VenueReadError";
+  constructor(
+    /** HTTP status: 400 bad parameter or venue refusal, 401 bad token, 429 rate limited, 503 venue unavailable. */
+    readonly status: number,
+    readonly kind: string,
+    message: string,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(`${kind}: ${message}`);
   }
 }

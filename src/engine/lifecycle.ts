@@ -41,6 +41,7 @@ import { StartupError } from "./startupError.js";
 import { createRest, startVenue } from "./startVenue.js";
 import { StreamsFeed } from "./streamsFeed.js";
 import { ToldLedger, tellWhatWasDue } from "./toldVsKnown.js";
+import { venueRead } from "./venueReads.js";
 
 export { StartupError } from "./startupError.js";
 
@@ -314,6 +315,8 @@ async function boot(
     http: {
       health: () => healthReply(isReady(), healthDetail()),
       metrics: () => metricsReply(metrics.render()),
+      // Run-time account reads (trading fee, trade info, TDS, portfolio) signed with the gateway's keys.
+      venue: (name, query) => venueRead(rest.client, limiter, name, query),
       admin: (auth) => admin.reply(auth, { ready: isReady(), ...healthDetail() }),
     },
   });

@@ -155,4 +155,6 @@ export interface HttpHooks {
   metrics?: () => HttpReply;
   /** GET /admin/state; `authorization` is the request's header (the hook checks the admin token). */
   admin?: (authorization: string | undefined) => HttpReply;
+  /** A venue read for an authenticated caller (`GET /v1/venue/<name>`); absent = 404. */
+  venue?: (name: string, query: URLSearchParams) => Promise<HttpReply>;
 }

@@ -236,6 +236,7 @@ export class Gateway implements SessionSink {
     message: (link, data, isBinary) => this.onFrame(link, data, isBinary),
     close: (link) => this.onClose(link),
     http: (route, authorization) => this.onHttp(route, authorization),
+    venue: (name, query, auth) => this.onVenueRead(name, query, auth),
   };
   /** Counters for /metrics and tests. */
   readonly stats = { framesIn: 0, errors: 0, rejects: 0, slowConsumers: 0, badTokens: 0 };
@@ -668,6 +669,29 @@ export class Gateway implements SessionSink {
     } catch (err) {
       this.log.warn({ sessionId: s.sessionId, err: String(err) }, "engine.onDisconnect threw");
     }
+  }
+
+  /**
+   * A venue read: the caller shows the logon token (`Authorization: Bearer <token>`, user or admin);
+   * a bad one waits the bad-token delay and gets 401, and nothing reaches the venue.
+   */
+  private async onVenueRead(name: string, query: string, auth: string | undefined): Promise<HttpReply> {
+    const hook = this.http.venue;
+    if (hook === undefined) return { status: 404, body: "not found\n" };
+    const token = auth?.startsWith("Bearer ") ? auth.slice(7) : "";
+    const given = sha256(token);
+    const isUser = timingSafeEqual(given, this.tokenDigest);
+    const isAdmin = this.adminDigest ? timingSafeEqual(given, this.adminDigest) : false;
+    if (!isUser && !isAdmin) {
+      this.stats.badTokens++;
+      await new Promise((r) => setTimeout(r, this.cfg.badTokenDelayMs));
+      return {
+        status: 401,
+        contentType: "application/json",
+        body: '{"error":{"kind":"BadToken","message":"Authorization: Bearer <gateway token> required"}}',
+      };
+    }
+    return hook(name, new URLSearchParams(query));
   }
 
   private onHttp(route: HttpRoute, authorization?: string): HttpReply {

@@ -41,7 +41,12 @@ export interface TransportHandlers<L> {
   close(link: L, code: number): void;
   /** `authorization`: the request's Authorization header (the admin route checks it). */
   http(route: HttpRoute, authorization?: string): HttpReply;
+  /** `GET /v1/venue/<name>?<query>` with its Authorization header: a venue read (absent = 404). */
+  venue?(name: string, query: string, authorization: string | undefined): Promise<HttpReply>;
 }
+
+/** Path prefix of the venue reads (run-time account data answered with the gateway's keys). */
+export const VENUE_READ_PATH = "/v1/venue/";
 
 export interface TransportOptions {
   host: string;
@@ -175,6 +180,26 @@ export function startUwsTransport<L>(
   });
   for (const [path, route] of Object.entries(ROUTES))
     app.get(path, (res, req) => replyUws(res, h.http(route, req.getHeader("authorization"))));
+  app.get(`${VENUE_READ_PATH}:name`, (res, req) => {
+    const venue = h.venue;
+    if (venue === undefined) return replyUws(res, { status: 404, body: "not found\n" });
+    // Read everything from req now: it is gone once this callback returns.
+    const name = req.getParameter(0) ?? "";
+    const auth = req.getHeader("authorization");
+    const query = req.getQuery() ?? "";
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    venue(name, query, auth === "" ? undefined : auth).then(
+      (r) => {
+        if (!aborted) replyUws(res, r);
+      },
+      () => {
+        if (!aborted) replyUws(res, { status: 500, body: "internal error\n" });
+      },
+    );
+  });
   app.any("/*", (res) => replyUws(res, { status: 404, body: "not found\n" }));
   return new Promise((resolve, reject) => {
     app.listen(opts.host, opts.port, (ls) => {
@@ -229,8 +254,22 @@ export function startWsTransport<L>(
   h: TransportHandlers<L>,
 ): Promise<RunningTransport> {
   const server = createServer((req, res) => {
-    const path = (req.url ?? "").split("?")[0];
-    const route = req.method === "GET" && path !== undefined ? ROUTES[path] : undefined;
+    const [vpath = "", query = ""] = (req.url ?? "").split("?", 2);
+    if (req.method === "GET" && vpath.startsWith(VENUE_READ_PATH) && h.venue !== undefined) {
+      const auth = req.headers.authorization;
+      h.venue(decodeURIComponent(vpath.slice(VENUE_READ_PATH.length)), query, auth).then(
+        (r) => {
+          res.writeHead(r.status ?? 200, { "content-type": r.contentType ?? "text/plain; charset=utf-8" });
+          res.end(r.body);
+        },
+        () => {
+          res.writeHead(500);
+          res.end("internal error\n");
+        },
+      );
+      return;
+    }
+    const route = req.method === "GET" ? ROUTES[vpath] : undefined;
     const r: HttpReply =
       route !== undefined ? h.http(route, req.headers.authorization) : { status: 404, body: "not found\n" };
     res.writeHead(r.status ?? 200, { "content-type": r.contentType ?? "text/plain; charset=utf-8" });
