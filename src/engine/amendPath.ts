@@ -22,13 +22,7 @@ import {
 import { monoNs } from "../protocol/clock.js";
 import { AmendFlags, AmendRejectReason, type Body } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
-import {
-  NetworkError,
-  OutcomeUnknownError,
-  RateLimitedError,
-  ResponseShapeError,
-  ValidationError,
-} from "../rest/errors.js";
+import { NetworkError, OutcomeUnknownError, RateLimitedError, ResponseShapeError } from "../rest/errors.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import { type Surfaces, surfaceOf, type VenueSurface } from "../venue/surface.js";
 import type { CancelPath } from "./cancelPath.js";
@@ -36,7 +30,7 @@ import type { InstrumentBook } from "./instruments.js";
 import type { Owners } from "./owners.js";
 import { ReplacePath } from "./replacePath.js";
 import type { RunState } from "./runState.js";
-import { recordFailure } from "./venueAnswers.js";
+import { failureText, recordAnswer, recordFailure } from "./venueAnswers.js";
 import { RISK_TO_CODE, riskText } from "./wireMap.js";
 
 const GUARD_REASON: Readonly<Record<AmendRejectCode, number>> = {
@@ -203,15 +197,7 @@ export class AmendPath {
   private answered(o: Order, cls: LimitClass, res: unknown, sentNs: number): void {
     const d = this.d;
     if (d.run.dead) return;
-    const rtt = monoNs() - sentNs;
-    d.limiter?.reportOutcome(cls, 200);
-    d.journal?.response({
-      clientId: o.clientId,
-      op: "amend",
-      status: 200,
-      latencyUs: Math.round(rtt / 1000),
-      body: JSON.stringify(res),
-    });
+    recordAnswer(d.limiter, d.journal, o, "amend", cls, res, monoNs() - sentNs);
     this.accepted(o);
   }
 
@@ -230,8 +216,7 @@ export class AmendPath {
       d.resolveSoon(o);
       return;
     }
-    const text =
-      err instanceof ValidationError ? err.exchangeMessage || err.message : String((err as Error)?.message);
+    const text = failureText(err);
     const reason =
       err instanceof RateLimitedError || err instanceof NetworkError
         ? AmendRejectReason.Throttled

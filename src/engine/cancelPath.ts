@@ -12,19 +12,13 @@ import { Ev as EV } from "../orders/status.js";
 import { monoNs } from "../protocol/clock.js";
 import { CancelAllScope, CancelRejectReason } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
-import {
-  NetworkError,
-  OutcomeUnknownError,
-  RateLimitedError,
-  ResponseShapeError,
-  ValidationError,
-} from "../rest/errors.js";
+import { NetworkError, OutcomeUnknownError, RateLimitedError, ResponseShapeError } from "../rest/errors.js";
 import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import type { Account } from "./account.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
-import { type AnswerRecordApplier, recordFailure } from "./venueAnswers.js";
+import { type AnswerRecordApplier, failureText, recordAnswer, recordFailure } from "./venueAnswers.js";
 import { CANCEL_REASON, cancelRejectBody } from "./wireMap.js";
 
 /** The cancel path's knobs, read from the config's sections (schema.ts documents each). */
@@ -175,14 +169,7 @@ export class CancelPath {
     if (d.run.dead) return;
     const rtt = monoNs() - sentNs;
     d.metrics.exchangeRtt.record(rtt);
-    d.limiter?.reportOutcome(cls, 200);
-    d.journal?.response({
-      clientId: o.clientId,
-      op: "cancel",
-      status: 200,
-      latencyUs: Math.round(rtt / 1000),
-      body: JSON.stringify(res),
-    });
+    recordAnswer(d.limiter, d.journal, o, "cancel", cls, res, rtt);
     d.store.cancelOutcome(o.clientId, EV.CancelAcked);
     const s = surfaceOf(d.surfaces, o);
     const rec = s.parseCancel(res);
@@ -200,8 +187,7 @@ export class CancelPath {
       d.resolveSoon(o);
       return;
     }
-    const text =
-      err instanceof ValidationError ? err.exchangeMessage || err.message : String((err as Error)?.message);
+    const text = failureText(err);
     // A cancel-replace's cancel: the amend path answers the strategy (AmendReject), not a CancelReject.
     const replacing = o.replacedBy > 0;
     d.store.cancelOutcome(o.clientId, EV.CancelRejected, undefined, text);

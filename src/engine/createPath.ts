@@ -30,7 +30,7 @@ import type { EngineMetrics } from "./metrics.js";
 import type { Notifier } from "./notifier.js";
 import type { Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
-import { type AnswerRecordApplier, recordFailure, recordThrottled } from "./venueAnswers.js";
+import { type AnswerRecordApplier, recordAnswer, recordFailure, recordThrottled } from "./venueAnswers.js";
 import {
   RISK_TO_CODE,
   rejectBody,
@@ -259,16 +259,8 @@ export class CreatePath {
     d.notifier.clearTap();
     const rtt = monoNs() - sentNs;
     d.metrics.exchangeRtt.record(rtt);
-    const cls: LimitClass = surfaceOf(d.surfaces, o).classOf("create");
-    d.limiter?.reportOutcome(cls, 200);
-    d.journal?.response({
-      clientId: o.clientId,
-      op: "create",
-      status: 200,
-      latencyUs: Math.round(rtt / 1000),
-      body: JSON.stringify(res),
-    });
     const s = surfaceOf(d.surfaces, o);
+    recordAnswer(d.limiter, d.journal, o, "create", s.classOf("create"), res, rtt);
     const answer = s.parseCreate(res);
     if (answer.exchangeId === "") {
       this.failed(o, new ResponseShapeError("create answer without an order id", s.createEndpoint, 200), 0);

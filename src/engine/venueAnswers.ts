@@ -25,6 +25,36 @@ import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 
 /**
+ * A create, cancel or amend the venue answered with 200: the limiter learns the outcome and the journal
+ * records the answer (with its round trip) before the caller applies it.
+ */
+export function recordAnswer(
+  limiter: RateLimiter | undefined,
+  journal: Journal | undefined,
+  o: Order,
+  op: "create" | "cancel" | "amend",
+  cls: LimitClass,
+  res: unknown,
+  rttNs: number,
+): void {
+  limiter?.reportOutcome(cls, 200);
+  journal?.response({
+    clientId: o.clientId,
+    op,
+    status: 200,
+    latencyUs: Math.round(rttNs / 1000),
+    body: JSON.stringify(res),
+  });
+}
+
+/** The text a failed request is reported with: the venue's own message when it gave one. */
+export function failureText(err: unknown): string {
+  return err instanceof ValidationError
+    ? err.exchangeMessage || err.message
+    : String((err as Error)?.message);
+}
+
+/**
  * A create or cancel that failed: the limiter learns the outcome of a sent request (a 429 opens its
  * circuit) and the journal records the answer, before the caller decides what the failure means and
  * tells the strategy. A request that never reached the venue (local validation, the clock guard, a
