@@ -22,6 +22,7 @@ import { Status } from "../../src/orders/index.js";
 import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
 import { createRestStack } from "../../src/rest/stack.js";
 import { RiskGate } from "../../src/risk/riskGate.js";
+import { BTCUSDT } from "../fixtures/instruments.js";
 
 const silent = pino({ level: "silent" });
 const dirs: string[] = [];
@@ -59,19 +60,7 @@ function session(sessionId: number, name: string): SessionInfo {
 
 function build(opts: { limiter?: RateLimiter; journal?: Journal; sweep?: () => void } = {}) {
   const book = new InstrumentBook();
-  const e = book.add({
-    surface: "hft",
-    symbol: "BTCUSDT",
-    venue: "linear",
-    base: "BTC",
-    quote: "USDT",
-    tickSize: "0.1",
-    qtyStep: "0.001",
-    minQty: "0.001",
-    maxQty: "100",
-    minNotional: "5",
-    active: true,
-  });
+  const e = book.add(BTCUSDT);
   const risk = new RiskGate({ priceBandBps: 0 });
   risk.addInstrument(e.inst);
   // A real REST client that is never started: every path tested stops before a request is sent.

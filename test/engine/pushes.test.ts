@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { InstrumentBook } from "../../src/engine/instruments.js";
 import { Coalescer, PositionLedger } from "../../src/engine/pushes.js";
 import type { V5Position } from "../../src/rest/wire.js";
+import { BTCUSDT } from "../fixtures/instruments.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -39,19 +40,7 @@ describe("Coalescer", () => {
 
 describe("PositionLedger", () => {
   const book = new InstrumentBook();
-  const e = book.add({
-    surface: "hft",
-    symbol: "BTCUSDT",
-    venue: "linear",
-    base: "BTC",
-    quote: "USDT",
-    tickSize: "0.1",
-    qtyStep: "0.001",
-    minQty: "0.001",
-    maxQty: "100",
-    minNotional: "5",
-    active: true,
-  });
+  const e = book.add(BTCUSDT);
   const find = (s: string) => (s === "BTCUSDT" ? e : undefined);
 
   it("fills: average entry on increase, realised PnL on reduction, entry resets on a flip", () => {

@@ -12,22 +12,11 @@ import { ToldLedger, tellWhatWasDue } from "../../src/engine/toldVsKnown.js";
 import type { JournalRecord } from "../../src/journal/records.js";
 import { OrderStore } from "../../src/orders/index.js";
 import { CODES, OrderStatus } from "../../src/protocol/schema.js";
+import { BTCUSDT } from "../fixtures/instruments.js";
 
 function setup() {
   const book = new InstrumentBook();
-  const e = book.add({
-    surface: "hft",
-    symbol: "BTCUSDT",
-    venue: "linear",
-    base: "BTC",
-    quote: "USDT",
-    tickSize: "0.1",
-    qtyStep: "0.001",
-    minQty: "0.001",
-    maxQty: "100",
-    minNotional: "5",
-    active: true,
-  });
+  const e = book.add(BTCUSDT);
   const store = new OrderStore();
   const owners = new Owners({
     store,

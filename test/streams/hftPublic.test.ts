@@ -9,21 +9,9 @@ import { CandleBuilder } from "../../src/marketdata/candles.js";
 import type { CandleRec, MdSink } from "../../src/marketdata/types.js";
 import { MdFlags } from "../../src/protocol/schema.js";
 import { HftPublicStream } from "../../src/streams/nats/hftPublic.js";
+import { BTCUSDT } from "../fixtures/instruments.js";
 
-const BTC = {
-  id: 7,
-  surface: "hft" as const,
-  symbol: "BTCUSDT",
-  venue: "linear",
-  base: "BTC",
-  quote: "USDT",
-  tickSize: "0.1",
-  qtyStep: "0.001",
-  minQty: "0.001",
-  maxQty: "100",
-  minNotional: "5",
-  active: true,
-};
+const BTC = { id: 7, ...BTCUSDT };
 const T = 1_763_700_000_000;
 
 function rig() {
