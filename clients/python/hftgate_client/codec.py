@@ -132,18 +132,30 @@ def encode_g2c(msg: m.Message, header: Header) -> bytes:
     ) + body
 
 
-def decode(frame: bytes | memoryview) -> tuple[Header, m.Message]:
-    """A gateway → client frame; raises ProtocolError when it does not match the layout."""
-    if len(frame) < G2C_HEADER.size:
+def _header(frame: bytes | memoryview, header: struct.Struct) -> tuple[Any, ...]:
+    """The header's fields, once its size, version and length match the frame (§2)."""
+    if len(frame) < header.size:
         raise ProtocolError(1, "frame shorter than the header")
-    version, type_, length, session_id, seq, recv_ns, send_ns = G2C_HEADER.unpack_from(frame, 0)
+    fields_ = header.unpack_from(frame, 0)
+    version, length = fields_[0], fields_[2]
     if version != PROTOCOL_VERSION:
         raise ProtocolError(5, f"unsupported protocol version {version}")
     if length != len(frame):
         raise ProtocolError(2, f"header length {length} differs from frame size {len(frame)}")
-    cls = _BY_TYPE.get(type_)
+    return fields_
+
+
+def _class_of(type_: int, by_type: dict[int, type]) -> type:
+    cls = by_type.get(type_)
     if cls is None:
         raise ProtocolError(4, f"unknown message type 0x{type_:02x}")
+    return cls
+
+
+def decode(frame: bytes | memoryview) -> tuple[Header, m.Message]:
+    """A gateway → client frame; raises ProtocolError when it does not match the layout."""
+    _, type_, length, session_id, seq, recv_ns, send_ns = _header(frame, G2C_HEADER)
+    cls = _class_of(type_, _BY_TYPE)
     layout = _LAYOUTS[cls]
     expected = G2C_HEADER.size + layout.struct.size
     values = None
@@ -167,16 +179,7 @@ def decode(frame: bytes | memoryview) -> tuple[Header, m.Message]:
 
 def decode_c2g(frame: bytes | memoryview) -> m.Message:
     """A client → gateway frame (tests and tools)."""
-    if len(frame) < C2G_HEADER.size:
-        raise ProtocolError(1, "frame shorter than the header")
-    version, type_, length, _ = C2G_HEADER.unpack_from(frame, 0)
-    if version != PROTOCOL_VERSION:
-        raise ProtocolError(5, f"unsupported protocol version {version}")
-    if length != len(frame):
-        raise ProtocolError(2, f"header length {length} differs from frame size {len(frame)}")
-    cls = _C2G_BY_TYPE.get(type_)
-    if cls is None:
-        raise ProtocolError(4, f"unknown message type 0x{type_:02x}")
+    cls = _class_of(_header(frame, C2G_HEADER)[1], _C2G_BY_TYPE)
     if len(frame) != frame_size(cls):
         raise ProtocolError(1, f"{name_of(cls)} must be {frame_size(cls)} bytes, got {len(frame)}")
     return cls(**_LAYOUTS[cls].unpack(frame, C2G_HEADER.size))
