@@ -253,6 +253,12 @@ const TABLE = [
     doc: "response headers timeout; past it the outcome is unknown",
   },
   { path: "http.bodyTimeoutMs", type: int(1, 60_000), def: 2_000, doc: "response body timeout" },
+  {
+    path: "http.deleteBodyKeepAlive",
+    type: bool,
+    def: true,
+    doc: "keep the connection after a DELETE with a body (the Spot cancel); false lets undici close it after each one (a new connection per cancel)",
+  },
   // streams and reconciliation
   { path: "streams.enabled", type: bool, def: true, doc: "consume the Spot order and balance streams" },
   {

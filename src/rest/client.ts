@@ -64,6 +64,12 @@ export interface HttpOptions {
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
+  /**
+   * Keep the connection after a DELETE with a body (the Spot cancel). Default true. undici otherwise
+   * closes the socket after any request whose method does not anticipate a body, so every cancel
+   * would pay a new TCP (and TLS) connection. The venue documents the DELETE body and reads it.
+   */
+  deleteBodyKeepAlive?: boolean;
 }
 
 export interface RestClientOptions {
@@ -105,6 +111,8 @@ export class RestClient {
    * request sent earlier has been answered or has failed. The resolver's verdicts wait for it.
    */
   readonly answerDeadlineMs: number;
+  /** undici's `reset` for a DELETE with a body: false keeps the connection (see HttpOptions). */
+  private readonly deleteReset: boolean | undefined;
 
   constructor(opts: RestClientOptions) {
     this.apiKey = opts.apiKey;
@@ -112,6 +120,7 @@ export class RestClient {
     this.catalogue = opts.catalogue ?? buildCatalogue();
     const h = opts.http ?? {};
     this.prewarmN = h.prewarm ?? 2;
+    this.deleteReset = h.deleteBodyKeepAlive === false ? undefined : false;
     this.answerDeadlineMs =
       (h.connectTimeoutMs ?? 2_000) + (h.headersTimeoutMs ?? 5_000) + (h.bodyTimeoutMs ?? 5_000);
     this.spotPool = this.poolFor(opts.spotBaseUrl ?? DEFAULT_BASE_URL, h);
@@ -264,7 +273,13 @@ export class RestClient {
     const pool = ep.surface === "hft" ? this.hftPool : this.spotPool;
     return new Promise<T>((resolve, reject) => {
       pool.dispatch(
-        { method: ep.method, path: req.path, headers: req.headers, body: req.body },
+        {
+          method: ep.method,
+          path: req.path,
+          headers: req.headers,
+          body: req.body,
+          reset: ep.method === "DELETE" && req.body !== undefined ? this.deleteReset : undefined,
+        },
         new Collector(ep, resolve as (v: unknown) => void, reject),
       );
     });

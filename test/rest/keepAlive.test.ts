@@ -1,0 +1,82 @@
+/**
+ * The Spot cancel is a DELETE with a JSON body. undici closes a connection after a body sent with a
+ * method that does not anticipate one, unless told not to: every cancel would then open a new TCP
+ * (and, at the real venue, TLS) connection. Counted at a real server over loopback.
+ */
+import type { Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadKeyPair } from "../../src/auth/keys.js";
+import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { closeServer, json, startServer } from "./helpers.js";
+
+const keys = loadKeyPair("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
+const RECORD = {
+  order_id: "5b1e9c3a-2f47-4d0e-8a61-0c9d7e3f2a10",
+  client_order_id: null,
+  symbol: "BTC/INR",
+  price: 61250.5,
+  average_price: 0,
+  orig_qty: 0.0015,
+  executed_qty: 0,
+  status: "CANCELLED",
+  side: "BUY",
+  type: "LIMIT",
+  exchange: "coinswitchx",
+  order_source: "API_TRADING",
+  created_time: 1,
+  updated_time: 1,
+};
+
+let server: Server;
+let connections = 0;
+let url = "";
+
+beforeAll(async () => {
+  const s = await startServer(keys.apiKey, (req, res) => {
+    if (req.url.startsWith("/trade/api/v2/time")) return json(res, 200, { serverTime: Date.now() });
+    if (!req.sigOk) return json(res, 401, { message: "Invalid Access" });
+    return json(res, 200, { data: RECORD });
+  });
+  server = s.server;
+  url = s.url;
+  server.keepAliveTimeout = 60_000;
+  server.on("connection", () => {
+    connections++;
+  });
+});
+
+afterAll(async () => {
+  await closeServer(server);
+});
+
+async function cancels(deleteBodyKeepAlive: boolean | undefined, n: number): Promise<number> {
+  const stack: RestStack = createRestStack({
+    keys,
+    spotBaseUrl: url,
+    hftBaseUrl: url,
+    http: { connections: 2, prewarm: 1, deleteBodyKeepAlive },
+    presign: false,
+    clock: false,
+  });
+  await stack.start();
+  const before = connections;
+  try {
+    for (let i = 0; i < n; i++) {
+      const r = await stack.client.cancelSpotOrder(RECORD.order_id);
+      expect(r.status).toBe("CANCELLED");
+    }
+    return connections - before;
+  } finally {
+    await stack.stop();
+  }
+}
+
+describe("Spot cancel (DELETE with a body) on keep-alive connections", () => {
+  it("reuses the warm connection by default: 20 sequential cancels open at most one more", async () => {
+    expect(await cancels(undefined, 20)).toBeLessThanOrEqual(1);
+  });
+
+  it("with http.deleteBodyKeepAlive false, undici closes the connection after each cancel", async () => {
+    expect(await cancels(false, 20)).toBeGreaterThanOrEqual(19);
+  });
+});
