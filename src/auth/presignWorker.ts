@@ -5,6 +5,8 @@
  * The seed arrives once through workerData and never leaves this thread (no logging here at all).
  */
 import { createPrivateKey, sign } from "node:crypto";
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { type SharedRing, SIG_HEX } from "./presignRing.js";
 
@@ -25,9 +27,34 @@ interface Init {
   seed: Uint8Array;
   prefixes: string[];
   rings: SharedRing[];
+  /** Nice value for this thread alone (Linux), or null to leave it. */
+  nice: number | null;
+}
+
+/** The first message out: whether this thread's priority was lowered (a number = its nice value). */
+export interface PresignHello {
+  nice: number | null;
 }
 
 const init = workerData as Init;
+
+/**
+ * On one vCPU a refill (tens of signatures, ~1-2 ms) would preempt the event loop mid-order. With a
+ * high nice value the scheduler runs this thread only when the main thread does not want the CPU. On
+ * Linux, setpriority on a thread id (from /proc/thread-self) changes that thread only.
+ */
+function lowerPriority(nice: number | null): number | null {
+  if (nice === null) return null;
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (!Number.isSafeInteger(tid) || tid <= 0) return null;
+    setPriority(tid, nice);
+    return nice;
+  } catch {
+    return null; // not Linux, or not allowed: the thread keeps the process's priority
+  }
+}
+parentPort!.postMessage({ nice: lowerPriority(init.nice) } satisfies PresignHello);
 const key = createPrivateKey({
   key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(init.seed)]),
   format: "der",

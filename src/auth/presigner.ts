@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { KeyPair } from "./keys.js";
 import { newSharedRing, RingReader, type SharedRing } from "./presignRing.js";
-import type { PresignJob } from "./presignWorker.js";
+import type { PresignHello, PresignJob } from "./presignWorker.js";
 
 /** The hot-path signed prefixes, in prefix-id order. The v5 cancel path is [assumed] (see catalogue). */
 export const HOT_PREFIXES = [
@@ -34,6 +34,16 @@ export interface PresignerOptions {
   threads?: number;
   /** Most epochs in one signing run (bounds one refill's work per prefix). Default 64. */
   batch?: number;
+  /**
+   * Nice value of the worker threads (Linux; 0..19, null = unchanged). Default 19: a refill never
+   * preempts the event loop on a shared vCPU.
+   */
+  nice?: number | null;
+  /**
+   * A prefix not asked for during this long stops being refilled (ms; 0 = never stops). Its next use
+   * signs inline once (a counted miss) and resumes its refills. Default 60,000.
+   */
+  idleMs?: number;
   /** The corrected clock in ms (epoch source). */
   clockMs: () => number;
 }
@@ -44,6 +54,8 @@ interface Ring {
   readonly reader: RingReader;
   /** Highest epoch requested from the worker so far (filled or in flight). */
   requestedTo: number;
+  /** Clock (ms) of the last `get` for this prefix; start-up counts as a use. */
+  usedMs: number;
 }
 
 interface Pending {
@@ -59,6 +71,8 @@ export class Presigner {
   produced = 0;
   /** Refills that failed (the ring just stays empty there; callers sign inline). */
   failures = 0;
+  /** Worker threads running at a lowered priority (their nice value), as they reported it. */
+  readonly niced: (number | null)[] = [];
   readonly prefixes: readonly string[];
   private readonly rings: Ring[];
   private readonly horizonMs: number;
@@ -66,6 +80,7 @@ export class Presigner {
   private readonly refillMs: number;
   private readonly batch: number;
   private readonly clockMs: () => number;
+  private readonly idleMs: number;
   private workers: Worker[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextJob = 1;
@@ -79,22 +94,32 @@ export class Presigner {
     this.refillMs = opts.refillMs ?? 20;
     this.batch = opts.batch ?? 64;
     this.clockMs = opts.clockMs;
+    this.idleMs = opts.idleMs ?? 60_000;
+    const nice = opts.nice === undefined ? 19 : opts.nice;
     // Ring must hold grace + horizon + one refill period of slack without aliasing.
     let size = 64;
     while (size < this.horizonMs + this.graceMs + 2 * this.refillMs + this.batch) size <<= 1;
     this.rings = this.prefixes.map((prefix) => {
       const shared = newSharedRing(size);
-      return { prefix, shared, reader: new RingReader(shared), requestedTo: 0 };
+      return { prefix, shared, reader: new RingReader(shared), requestedTo: 0, usedMs: 0 };
     });
     const threads = Math.max(1, Math.min(opts.threads ?? 1, this.prefixes.length));
     for (let w = 0; w < threads; w++) {
       const worker = new Worker(workerFile(), {
         // The seed is copied to each worker once; it is never part of a message or a log line.
-        workerData: { seed: keys.seed, prefixes: [...this.prefixes], rings: this.rings.map((r) => r.shared) },
+        workerData: {
+          seed: keys.seed,
+          prefixes: [...this.prefixes],
+          rings: this.rings.map((r) => r.shared),
+          nice,
+        },
       });
       // Referenced only while a refill is out (a first fill keeps the process alive; an idle one doesn't).
       worker.unref();
-      worker.on("message", (id: number) => this.finished(id, true));
+      worker.on("message", (m: number | PresignHello) => {
+        if (typeof m === "number") this.finished(m, true);
+        else this.niced[w] = m.nice;
+      });
       worker.on("error", () => this.workerFailed(w));
       this.workers.push(worker);
     }
@@ -102,6 +127,8 @@ export class Presigner {
 
   /** Starts the refill timer and fills the first horizon. Resolves when that first fill is done. */
   async start(): Promise<void> {
+    const now = this.clockMs();
+    for (const r of this.rings) r.usedMs = now;
     await this.refill();
     if (this.stopped) return;
     this.timer = setInterval(() => void this.refill(), this.refillMs);
@@ -111,7 +138,13 @@ export class Presigner {
   /** O(1): the hex signature for `prefixes[prefixId] + epochMs`, or undefined (counted as a miss). */
   get(prefixId: number, epochMs: number): string | undefined {
     const ring = this.rings[prefixId];
-    const sig = ring === undefined || this.stopped ? undefined : ring.reader.get(epochMs);
+    if (ring === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    // The epoch is the corrected clock (or just ahead of it): the use time needs no clock read.
+    ring.usedMs = epochMs;
+    const sig = this.stopped ? undefined : ring.reader.get(epochMs);
     if (sig === undefined) this.misses++;
     else this.hits++;
     return sig;
@@ -132,6 +165,8 @@ export class Presigner {
       for (let k = w; k < this.rings.length; k += this.workers.length) {
         const ring = this.rings[k]!;
         sweepRings.push(k);
+        // An idle prefix is not signed ahead (each costs a signature per ms); its next use resumes it.
+        if (this.idleMs > 0 && now - ring.usedMs > this.idleMs) continue;
         // A backwards jump of the corrected clock (offset resync) restarts the fill at now.
         if (ring.requestedTo > until + this.horizonMs) ring.requestedTo = now - 1;
         let from = ring.requestedTo + 1;

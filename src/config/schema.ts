@@ -233,6 +233,18 @@ const TABLE = [
   },
   { path: "signing.presignRefillMs", type: int(1, 10_000), def: 50, doc: "pre-signer refill interval" },
   { path: "signing.presignWorkers", type: int(1, 16), def: 1, doc: "pre-signer worker threads" },
+  {
+    path: "signing.presignNice",
+    type: int(-1, 19),
+    def: 19,
+    doc: "nice value of the pre-signer threads (Linux): a refill runs only when the event loop leaves the CPU free; -1 leaves their priority unchanged",
+  },
+  {
+    path: "signing.presignIdleMs",
+    type: int(0, MS_DAY),
+    def: 60_000,
+    doc: "a signed prefix (create or cancel, per surface) unused this long is no longer signed ahead (each costs one signature per ms); its next request signs inline once and resumes it; 0 = always signed ahead",
+  },
   // clock
   { path: "clock.samples", type: int(1, 50), def: 5, doc: "time samples per sync (min round trip wins)" },
   { path: "clock.resyncMs", type: int(1_000, MS_DAY), def: 60_000, doc: "resync interval" },

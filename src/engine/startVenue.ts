@@ -113,6 +113,8 @@ export function createRest(
           horizonMs: config.signing.presignHorizonMs,
           refillMs: config.signing.presignRefillMs,
           threads: config.signing.presignWorkers,
+          nice: config.signing.presignNice < 0 ? null : config.signing.presignNice,
+          idleMs: config.signing.presignIdleMs,
         }
       : false,
     clock: { ...config.clock, onWarn: (msg: string) => log.warn({}, msg) },

@@ -1,4 +1,5 @@
 import { createPublicKey, verify } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { EpochSource } from "../../src/auth/epoch.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
@@ -69,6 +70,45 @@ describe("Presigner", () => {
     await p.stop();
     await p.stop();
     expect(p.get(1, t + 10)).toBeUndefined();
+  });
+
+  it("a prefix unused for idleMs is no longer signed ahead; its next use resumes it", async () => {
+    let t = 3_000_000;
+    const p = new Presigner(keys, { clockMs: () => t, horizonMs: 50, refillMs: 60_000, idleMs: 1_000 });
+    running = p;
+    await p.start();
+    for (let id = 0; id < HOT_PREFIXES.length; id++) expect(p.held(id)).toBe(51);
+    // Only the HFT create is used; the clock moves past the idle window.
+    t += 600;
+    p.get(0, t); // a use (hit or miss) marks the prefix busy
+    t += 600;
+    await p.refill();
+    expect(p.held(0)).toBe(51);
+    expect(p.held(1)).toBe(0);
+    expect(p.get(1, t)).toBeUndefined(); // the miss: the caller signs inline once
+    const produced = p.produced;
+    await p.refill();
+    expect(p.held(1)).toBe(51);
+    expect(p.get(1, t + 10)).toBe(signer.signHex(`${HOT_PREFIXES[1]}${t + 10}`));
+    // Only the resumed prefix was signed (the other idle ones stay off); prefix 0 was already full.
+    expect(p.produced - produced).toBe(51);
+  });
+
+  it("runs its worker thread at the configured nice value (Linux), the event loop's thread unchanged", async () => {
+    const p = new Presigner(keys, { clockMs: () => Date.now(), horizonMs: 20, refillMs: 1000, nice: 15 });
+    running = p;
+    await p.start();
+    if (process.platform !== "linux") return;
+    for (let i = 0; i < 100 && p.niced[0] === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(p.niced[0]).toBe(15);
+    // /proc/<pid>/task/<tid>/stat: field 19 is the nice value (after the parenthesised name).
+    const nice = (tid: string) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    };
+    const nices = readdirSync("/proc/self/task").map(nice);
+    expect(nices).toContain(15);
+    expect(nice(String(process.pid))).toBe(0);
   });
 });
 
