@@ -39,9 +39,9 @@ export interface PresignHello {
 const init = workerData as Init;
 
 /**
- * On one vCPU a refill (tens of signatures, ~1-2 ms) would preempt the event loop mid-order. With a
- * high nice value the scheduler runs this thread only when the main thread does not want the CPU. On
- * Linux, setpriority on a thread id (from /proc/thread-self) changes that thread only.
+ * On one vCPU a refill (tens of signatures, ~1-2 ms) can preempt the event loop mid-order; a nice
+ * value trades that against the signer falling behind. On Linux, setpriority on a thread id (from
+ * /proc/thread-self) changes that thread only.
  */
 function lowerPriority(nice: number | null): number | null {
   if (nice === null) return null;

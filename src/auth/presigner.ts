@@ -35,8 +35,9 @@ export interface PresignerOptions {
   /** Most epochs in one signing run (bounds one refill's work per prefix). Default 64. */
   batch?: number;
   /**
-   * Nice value of the worker threads (Linux; 0..19, null = unchanged). Default 19: a refill never
-   * preempts the event loop on a shared vCPU.
+   * Nice value of the worker threads (Linux; 0..19), default null = unchanged. At 19 a busy event
+   * loop on the same vCPU starves the worker (measured: 59 hits in 2,917 lookups), and every request
+   * then signs inline, which costs more than the refills it would spare.
    */
   nice?: number | null;
   /**
@@ -95,7 +96,7 @@ export class Presigner {
     this.batch = opts.batch ?? 64;
     this.clockMs = opts.clockMs;
     this.idleMs = opts.idleMs ?? 60_000;
-    const nice = opts.nice === undefined ? 19 : opts.nice;
+    const nice = opts.nice ?? null;
     // Ring must hold grace + horizon + one refill period of slack without aliasing.
     let size = 64;
     while (size < this.horizonMs + this.graceMs + 2 * this.refillMs + this.batch) size <<= 1;

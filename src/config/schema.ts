@@ -236,8 +236,8 @@ const TABLE = [
   {
     path: "signing.presignNice",
     type: int(-1, 19),
-    def: 19,
-    doc: "nice value of the pre-signer threads (Linux): a refill runs only when the event loop leaves the CPU free; -1 leaves their priority unchanged",
+    def: -1,
+    doc: "nice value of the pre-signer threads (Linux); -1 leaves their priority unchanged. A high value starves the signer on a busy shared vCPU (every request then signs inline): measured before changing it",
   },
   {
     path: "signing.presignIdleMs",
