@@ -1,13 +1,14 @@
 /**
- * Pre-signer worker thread: signs `prefix + epoch` for runs of consecutive epochs straight into the
- * shared ring (hex ASCII), so the main thread reads signatures without any message per batch. One
- * message in per refill (the runs to sign and the stale bound), one `done` out.
+ * Pre-signer task module, run by the piscina pool's worker threads: signs `prefix + epoch` for runs of
+ * consecutive epochs straight into the shared ring (hex ASCII), so the main thread reads signatures
+ * without any message per batch. One task per refill (the runs to sign and the stale bound); its
+ * result is the job id and this thread's nice value.
  * The seed arrives once through workerData and never leaves this thread (no logging here at all).
  */
 import { createPrivateKey, sign } from "node:crypto";
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
-import { parentPort, workerData } from "node:worker_threads";
+import { workerData } from "node:worker_threads";
 import { type SharedRing, SIG_HEX } from "./presignRing.js";
 
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -31,8 +32,9 @@ interface Init {
   nice: number | null;
 }
 
-/** The first message out: whether this thread's priority was lowered (a number = its nice value). */
-export interface PresignHello {
+/** A finished refill: its id, and this thread's nice value when it lowered it (else null). */
+export interface PresignDone {
+  id: number;
   nice: number | null;
 }
 
@@ -54,7 +56,7 @@ function lowerPriority(nice: number | null): number | null {
     return null; // not Linux, or not allowed: the thread keeps the process's priority
   }
 }
-parentPort!.postMessage({ nice: lowerPriority(init.nice) } satisfies PresignHello);
+const niced = lowerPriority(init.nice);
 const key = createPrivateKey({
   key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(init.seed)]),
   format: "der",
@@ -80,7 +82,7 @@ function write(ringIdx: number, epoch: number, value: Buffer | undefined): void 
   Atomics.add(r.seq, i, 1);
 }
 
-parentPort!.on("message", (job: PresignJob) => {
+export default function presign(job: PresignJob): PresignDone {
   for (const k of job.sweepRings) {
     const r = rings[k]!;
     for (let e = job.oldest - job.sweep; e < job.oldest; e++) {
@@ -96,5 +98,5 @@ parentPort!.on("message", (job: PresignJob) => {
       write(ring, e, hex);
     }
   }
-  parentPort!.postMessage(job.id);
-});
+  return { id: job.id, nice: niced };
+}

@@ -1,17 +1,17 @@
 /**
  * Pre-signer: the body is not signed, so for the fixed hot-path prefixes (`POST/v5/order/create`, ...)
- * the signature depends on the epoch alone. A worker thread signs the coming `horizonMs` epochs
- * straight into a shared ring per prefix (src/auth/presignRing.ts), indexed by `epoch & mask`. The hot
- * path reads the ring in O(1) with no message; a refill costs the main thread one small message out
- * and one back per period, whatever the order rate. A miss is counted and the caller signs inline.
+ * the signature depends on the epoch alone. The piscina pool's threads sign the coming `horizonMs`
+ * epochs straight into a shared ring per prefix (src/auth/presignRing.ts), indexed by `epoch & mask`.
+ * The hot path reads the ring in O(1) with no message; a refill costs the main thread one pool task
+ * per thread per period, whatever the order rate. A miss is counted and the caller signs inline.
  */
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { Piscina } from "piscina";
 import type { KeyPair } from "./keys.js";
 import { newSharedRing, RingReader, type SharedRing } from "./presignRing.js";
-import type { PresignHello, PresignJob } from "./presignWorker.js";
+import type { PresignDone, PresignJob } from "./presignWorker.js";
 
 /** The hot-path signed prefixes, in prefix-id order. The v5 cancel path is [assumed] (see catalogue). */
 export const HOT_PREFIXES = [
@@ -59,12 +59,6 @@ interface Ring {
   usedMs: number;
 }
 
-interface Pending {
-  worker: number;
-  runs: PresignJob["runs"];
-  done: () => void;
-}
-
 export class Presigner {
   hits = 0;
   misses = 0;
@@ -72,7 +66,7 @@ export class Presigner {
   produced = 0;
   /** Refills that failed (the ring just stays empty there; callers sign inline). */
   failures = 0;
-  /** Worker threads running at a lowered priority (their nice value), as they reported it. */
+  /** Nice value a worker thread reported with its last refill (null: priority unchanged). */
   readonly niced: (number | null)[] = [];
   readonly prefixes: readonly string[];
   private readonly rings: Ring[];
@@ -82,9 +76,11 @@ export class Presigner {
   private readonly batch: number;
   private readonly clockMs: () => number;
   private readonly idleMs: number;
-  private workers: Worker[] = [];
-  private readonly pending = new Map<number, Pending>();
+  /** The design's worker pool: one task per refill and thread share; results land in the rings. */
+  private readonly pool: Piscina<PresignJob, PresignDone>;
+  private readonly threads: number;
   private nextJob = 1;
+  private inFlight = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -104,26 +100,25 @@ export class Presigner {
       const shared = newSharedRing(size);
       return { prefix, shared, reader: new RingReader(shared), requestedTo: 0, usedMs: 0 };
     });
-    const threads = Math.max(1, Math.min(opts.threads ?? 1, this.prefixes.length));
-    for (let w = 0; w < threads; w++) {
-      const worker = new Worker(workerFile(), {
-        // The seed is copied to each worker once; it is never part of a message or a log line.
-        workerData: {
-          seed: keys.seed,
-          prefixes: [...this.prefixes],
-          rings: this.rings.map((r) => r.shared),
-          nice,
-        },
-      });
-      // Referenced only while a refill is out (a first fill keeps the process alive; an idle one doesn't).
-      worker.unref();
-      worker.on("message", (m: number | PresignHello) => {
-        if (typeof m === "number") this.finished(m, true);
-        else this.niced[w] = m.nice;
-      });
-      worker.on("error", () => this.workerFailed(w));
-      this.workers.push(worker);
-    }
+    this.threads = Math.max(1, Math.min(opts.threads ?? 1, this.prefixes.length));
+    this.pool = new Piscina<PresignJob, PresignDone>({
+      filename: workerFile(),
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      // The threads live as long as the pre-signer: a refill never waits for a thread to start.
+      idleTimeout: Number.POSITIVE_INFINITY,
+      // The seed is copied to each thread once; it is never part of a task, a result or a log line.
+      workerData: {
+        seed: keys.seed,
+        prefixes: [...this.prefixes],
+        rings: this.rings.map((r) => r.shared),
+        nice,
+      },
+    });
+    // A failed thread is replaced by the pool; its refill's task rejects (see refill).
+    this.pool.on("error", () => {
+      this.failures++;
+    });
   }
 
   /** Starts the refill timer and fills the first horizon. Resolves when that first fill is done. */
@@ -156,14 +151,14 @@ export class Presigner {
    * grace; resolves when they have written it.
    */
   refill(): Promise<void> {
-    if (this.stopped || this.workers.length === 0) return Promise.resolve();
+    if (this.stopped) return Promise.resolve();
     const now = this.clockMs();
     const until = now + this.horizonMs;
     const jobs: Promise<void>[] = [];
-    for (let w = 0; w < this.workers.length; w++) {
+    for (let w = 0; w < this.threads; w++) {
       const runs: PresignJob["runs"] = [];
       const sweepRings: number[] = [];
-      for (let k = w; k < this.rings.length; k += this.workers.length) {
+      for (let k = w; k < this.rings.length; k += this.threads) {
         const ring = this.rings[k]!;
         sweepRings.push(k);
         // An idle prefix is not signed ahead (each costs a signature per ms); its next use resumes it.
@@ -179,43 +174,35 @@ export class Presigner {
         }
         if (from - 1 > ring.requestedTo) ring.requestedTo = from - 1;
       }
-      const id = this.nextJob++;
       const job: PresignJob = {
         runs,
         sweepRings,
         oldest: now - this.graceMs,
         sweep: this.refillMs * 2 + this.batch,
-        id,
+        id: this.nextJob++,
       };
-      jobs.push(new Promise<void>((done) => this.pending.set(id, { worker: w, runs, done })));
-      const worker = this.workers[w]!;
-      worker.ref();
-      worker.postMessage(job);
+      this.inFlight++;
+      jobs.push(
+        this.pool.run(job).then(
+          (done) => {
+            this.inFlight--;
+            this.niced[w] = done.nice;
+            for (const r of runs) this.produced += r[2];
+          },
+          () => {
+            this.inFlight--;
+            if (this.stopped) return;
+            // A failed refill leaves holes: those epochs fall back to inline signing, which is correct.
+            this.failures++;
+            for (const [k, from] of runs) {
+              const ring = this.rings[k]!;
+              if (ring.requestedTo >= from) ring.requestedTo = from - 1;
+            }
+          },
+        ),
+      );
     }
     return Promise.all(jobs).then(() => undefined);
-  }
-
-  private finished(id: number, ok: boolean): void {
-    const p = this.pending.get(id);
-    if (p === undefined) return;
-    this.pending.delete(id);
-    let busy = false;
-    for (const q of this.pending.values()) if (q.worker === p.worker) busy = true;
-    if (!busy) this.workers[p.worker]?.unref();
-    if (ok) for (const r of p.runs) this.produced += r[2];
-    else {
-      // A failed refill leaves holes: those epochs fall back to inline signing, which is correct.
-      this.failures++;
-      for (const [k, from] of p.runs) {
-        const ring = this.rings[k]!;
-        if (ring.requestedTo >= from) ring.requestedTo = from - 1;
-      }
-    }
-    p.done();
-  }
-
-  private workerFailed(w: number): void {
-    for (const [id, p] of this.pending) if (p.worker === w) this.finished(id, false);
   }
 
   /** How many valid signatures a prefix holds for epochs >= now - grace (for tests and metrics). */
@@ -235,19 +222,18 @@ export class Presigner {
       misses: this.misses,
       produced: this.produced,
       failures: this.failures,
-      inFlight: this.pending.size,
+      inFlight: this.inFlight,
     };
   }
 
-  /** Stops the timer and terminates the worker threads; idempotent. */
+  /** Stops the timer and destroys the pool (its threads end); idempotent. */
   async stop(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
-    const workers = this.workers;
-    this.workers = [];
-    for (const [id] of this.pending) this.finished(id, true);
-    await Promise.all(workers.map((w) => w.terminate()));
+    // Refills still out are abandoned (their tasks reject and are ignored).
+    await this.pool.destroy();
   }
 }
 
