@@ -14,8 +14,10 @@ import { type SharedRing, SIG_HEX } from "./presignRing.js";
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 
 export interface PresignJob {
-  /** Ring (prefix) index, first epoch (ms) to sign, how many consecutive epochs. */
+  /** Ring (prefix) index, first epoch (ms) to sign, how many epochs `step` ms apart. */
   runs: [ring: number, from: number, count: number][];
+  /** Spacing of the signed epochs (ms). */
+  step: number;
   /** Slots of these rings (this worker's) holding epochs below `oldest` are invalidated first. */
   sweepRings: number[];
   oldest: number;
@@ -93,7 +95,8 @@ export default function presign(job: PresignJob): PresignDone {
   }
   for (const [ring, from, count] of job.runs) {
     const prefix = init.prefixes[ring]!;
-    for (let e = from; e < from + count; e++) {
+    const end = from + count * job.step;
+    for (let e = from; e < end; e += job.step) {
       const hex = Buffer.from(sign(null, Buffer.from(prefix + e, "utf8"), key).toString("hex"), "latin1");
       write(ring, e, hex);
     }

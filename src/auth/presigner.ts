@@ -45,6 +45,8 @@ export interface PresignerOptions {
    * signs inline once (a counted miss) and resumes its refills. Default 60,000.
    */
   idleMs?: number;
+  /** Only epochs that are multiples of this are signed (the epoch source's `stepMs`). Default 1. */
+  stepMs?: number;
   /** The corrected clock in ms (epoch source). */
   clockMs: () => number;
 }
@@ -76,6 +78,7 @@ export class Presigner {
   private readonly batch: number;
   private readonly clockMs: () => number;
   private readonly idleMs: number;
+  private readonly step: number;
   /** The design's worker pool: one task per refill and thread share; results land in the rings. */
   private readonly pool: Piscina<PresignJob, PresignDone>;
   private readonly threads: number;
@@ -92,10 +95,11 @@ export class Presigner {
     this.batch = opts.batch ?? 64;
     this.clockMs = opts.clockMs;
     this.idleMs = opts.idleMs ?? 60_000;
+    this.step = Math.max(1, Math.floor(opts.stepMs ?? 1));
     const nice = opts.nice ?? null;
     // Ring must hold grace + horizon + one refill period of slack without aliasing.
     let size = 64;
-    while (size < this.horizonMs + this.graceMs + 2 * this.refillMs + this.batch) size <<= 1;
+    while (size < this.horizonMs + this.graceMs + 2 * this.refillMs + this.batch * this.step) size <<= 1;
     this.rings = this.prefixes.map((prefix) => {
       const shared = newSharedRing(size);
       return { prefix, shared, reader: new RingReader(shared), requestedTo: 0, usedMs: 0 };
@@ -154,6 +158,7 @@ export class Presigner {
     if (this.stopped) return Promise.resolve();
     const now = this.clockMs();
     const until = now + this.horizonMs;
+    const step = this.step;
     const jobs: Promise<void>[] = [];
     for (let w = 0; w < this.threads; w++) {
       const runs: PresignJob["runs"] = [];
@@ -164,21 +169,25 @@ export class Presigner {
         // An idle prefix is not signed ahead (each costs a signature per ms); its next use resumes it.
         if (this.idleMs > 0 && now - ring.usedMs > this.idleMs) continue;
         // A backwards jump of the corrected clock (offset resync) restarts the fill at now.
-        if (ring.requestedTo > until + this.horizonMs) ring.requestedTo = now - 1;
-        let from = ring.requestedTo + 1;
-        if (from < now) from = now;
+        if (ring.requestedTo > until + this.horizonMs) ring.requestedTo = now - step;
+        // Epochs on the step grid only; the one in use now is the grid point at or before now.
+        let from = ring.requestedTo + step;
+        const first = now - (now % step);
+        if (from < first) from = first;
+        from -= from % step;
         while (from <= until) {
-          const count = Math.min(this.batch, until - from + 1);
+          const count = Math.min(this.batch, Math.floor((until - from) / step) + 1);
           runs.push([k, from, count]);
-          from += count;
+          from += count * step;
         }
-        if (from - 1 > ring.requestedTo) ring.requestedTo = from - 1;
+        if (from - step > ring.requestedTo) ring.requestedTo = from - step;
       }
       const job: PresignJob = {
         runs,
         sweepRings,
         oldest: now - this.graceMs,
-        sweep: this.refillMs * 2 + this.batch,
+        sweep: this.refillMs * 2 + this.batch * step,
+        step,
         id: this.nextJob++,
       };
       this.inFlight++;
@@ -196,7 +205,7 @@ export class Presigner {
             this.failures++;
             for (const [k, from] of runs) {
               const ring = this.rings[k]!;
-              if (ring.requestedTo >= from) ring.requestedTo = from - 1;
+              if (ring.requestedTo >= from) ring.requestedTo = from - step;
             }
           },
         ),

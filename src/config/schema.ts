@@ -219,6 +219,12 @@ const TABLE = [
     doc: "`clock`: same-ms requests share an epoch; `unique`: strictly increasing epochs",
   },
   {
+    path: "signing.epochStepMs",
+    type: int(1, 1_000),
+    def: 1,
+    doc: "`clock` policy: the epoch is the corrected clock floored to this many ms, so the pre-signer signs 1/step as many epochs; 1 = the exact ms (the docs ask for the current time; the venue accepts a few seconds of drift [assumed])",
+  },
+  {
     path: "signing.uniqueMaxAheadMs",
     type: int(0, 5_000),
     def: 50,

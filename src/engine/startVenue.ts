@@ -107,6 +107,7 @@ export function createRest(
     http: config.http,
     epochPolicy: config.signing.epochPolicy,
     maxAheadMs: config.signing.uniqueMaxAheadMs,
+    epochStepMs: config.signing.epochStepMs,
     signerKind: config.signing.signer,
     presign: config.signing.presign
       ? {

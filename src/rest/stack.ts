@@ -18,6 +18,8 @@ export interface RestStackOptions {
   http?: HttpOptions;
   epochPolicy?: EpochPolicy;
   maxAheadMs?: number;
+  /** `clock` policy: epochs are multiples of this many ms (default 1: the exact ms). */
+  epochStepMs?: number;
   signerKind?: "native" | "pure-js";
   /** false disables pre-signing (every request signs inline). */
   presign?: false | Omit<PresignerOptions, "clockMs">;
@@ -43,6 +45,7 @@ export function createRestStack(o: RestStackOptions): RestStack {
   const epochs = new EpochSource({
     policy: o.epochPolicy ?? "clock",
     maxAheadMs: o.maxAheadMs ?? 50,
+    stepMs: o.epochStepMs ?? 1,
     offset: () => clock?.offsetMs ?? 0,
   });
   const hot = o.pathOverrides?.["hft.cancelOrder"]
@@ -53,7 +56,12 @@ export function createRestStack(o: RestStackOptions): RestStack {
   const presigner =
     o.presign === false
       ? undefined
-      : new Presigner(o.keys, { ...o.presign, prefixes: hot, clockMs: () => epochs.clockMs() });
+      : new Presigner(o.keys, {
+          ...o.presign,
+          prefixes: hot,
+          stepMs: epochs.stepMs,
+          clockMs: () => epochs.clockMs(),
+        });
   const signer = new RequestSigner(makeSigner(o.keys, o.signerKind ?? "native"), epochs, presigner, {
     assertCanSign: () => clock?.assertCanSign(),
   });

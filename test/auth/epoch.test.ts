@@ -12,6 +12,18 @@ describe("EpochSource", () => {
     expect(e.toStr(1_000_251)).toBe("1000251");
   });
 
+  it("clock policy with a step: the corrected clock floored to the step, never ahead of it", () => {
+    let t = 1_000_000;
+    const e = new EpochSource({ policy: "clock", stepMs: 5, now: () => t, offset: () => 3 });
+    expect(e.stepMs).toBe(5);
+    const got: number[] = [];
+    for (let i = 0; i < 7; i++, t++) got.push(e.next());
+    // corrected clock 1_000_003 .. 1_000_009
+    expect(got).toEqual([1_000_000, 1_000_000, 1_000_005, 1_000_005, 1_000_005, 1_000_005, 1_000_005]);
+    // The unique policy ignores the step: its epochs must differ by 1 ms.
+    expect(new EpochSource({ policy: "unique", stepMs: 5 }).stepMs).toBe(1);
+  });
+
   it("unique policy: strictly increasing within one ms, capped at maxAhead", () => {
     const t = 5_000;
     const e = new EpochSource({ policy: "unique", maxAheadMs: 3, now: () => t });

@@ -140,6 +140,34 @@ describe("RequestSigner", () => {
     ).toBe(true);
   });
 
+  it("with an epoch step, only grid epochs are signed, and every request hits one", async () => {
+    let t = 4_000_002;
+    const epochs = new EpochSource({ now: () => t, stepMs: 5 });
+    const p = new Presigner(keys, {
+      clockMs: () => epochs.clockMs(),
+      stepMs: epochs.stepMs,
+      horizonMs: 50,
+      refillMs: 1000,
+    });
+    running = p;
+    await p.start();
+    // 4_000_000 (the grid point in use now) .. 4_000_050: 11 epochs, a tenth of a 1 ms fill's work.
+    expect(p.held(0)).toBe(11);
+    expect(p.produced).toBe(11 * HOT_PREFIXES.length);
+    expect(p.get(0, 4_000_003)).toBeUndefined();
+    const rs = new RequestSigner(signer, epochs, p);
+    for (; t < 4_000_040; t += 3) {
+      const s = { ...rs.signFor("POST", "/v5/order/create", 0) };
+      expect(Number(s.epoch) % 5).toBe(0);
+      expect(t - Number(s.epoch)).toBeLessThan(5);
+      expect(s.signature).toBe(signer.signHex(`POST/v5/order/create${s.epoch}`));
+    }
+    expect(rs.inline).toBe(0);
+    // The next refill continues on the grid.
+    await p.refill();
+    expect(p.get(0, 4_000_085)).toBe(signer.signHex("POST/v5/order/create4000085"));
+  });
+
   it("a miss falls back to inline signing (correct, only slower)", () => {
     const epochs = new EpochSource({ now: () => 42 });
     const rs = new RequestSigner(signer, epochs);
