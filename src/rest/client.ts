@@ -1,6 +1,6 @@
 /**
- * REST client for both surfaces: undici Pool per origin (keep-alive, pre-warmed, ms timeouts, no
- * pipelining), request assembly from the catalogue, per-surface response parsing and error mapping.
+ * REST client for both surfaces: undici Pool per origin (keep-alive, every connection pre-warmed and
+ * kept warm, ms timeouts, no pipelining), request assembly from the catalogue, per-surface response parsing and error mapping.
  * Create and cancel have an explicit fast path: validated body by concatenation, header array built
  * directly, signature from the pre-signer ring.
  */
@@ -58,8 +58,15 @@ export const REAL_HOSTS = { spot: "https://coinswitch.co", hft: "https://dma.coi
 export interface HttpOptions {
   /** Connections per origin. Default 4. */
   connections?: number;
-  /** Connections opened by start() before the first order. Default 2. */
+  /** Connections opened by start() before the first order. Default: all `connections`. */
   prewarm?: number;
+  /**
+   * Every this many ms, an origin whose pool is idle (nothing running or queued) gets `connections`
+   * concurrent unsigned GETs (the time endpoint): closed connections reopen and open ones stay inside
+   * the idle timeouts (undici's `keepAliveTimeoutMs`, the venue's own), so the first burst after a
+   * quiet spell pays no TCP/TLS handshake. 0 = off. Default 10,000.
+   */
+  keepWarmMs?: number;
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
@@ -106,6 +113,11 @@ export class RestClient {
   private readonly apiKey: string;
   private readonly signer: RequestSigner;
   private readonly prewarmN: number;
+  private readonly connections: number;
+  private readonly keepWarmMs: number;
+  private warmTimer: NodeJS.Timeout | undefined;
+  /** Keep-warm rounds sent, and their GETs that failed (for tests and metrics). */
+  readonly warmStats = { rounds: 0, failed: 0 };
   /**
    * The longest a request can wait for its answer (connect + headers + body timeouts): past it every
    * request sent earlier has been answered or has failed. The resolver's verdicts wait for it.
@@ -119,7 +131,9 @@ export class RestClient {
     this.signer = opts.signer;
     this.catalogue = opts.catalogue ?? buildCatalogue();
     const h = opts.http ?? {};
-    this.prewarmN = h.prewarm ?? 2;
+    this.connections = h.connections ?? 4;
+    this.prewarmN = Math.min(h.prewarm ?? this.connections, this.connections);
+    this.keepWarmMs = h.keepWarmMs ?? 10_000;
     this.deleteReset = h.deleteBodyKeepAlive === false ? undefined : false;
     this.answerDeadlineMs =
       (h.connectTimeoutMs ?? 2_000) + (h.headersTimeoutMs ?? 5_000) + (h.bodyTimeoutMs ?? 5_000);
@@ -145,8 +159,25 @@ export class RestClient {
     return pool;
   }
 
-  /** Opens `prewarm` keep-alive connections per origin with concurrent unsigned GETs. Returns failures. */
+  /**
+   * Opens `prewarm` keep-alive connections per origin with concurrent unsigned GETs, then keeps them
+   * warm (see `keepWarmMs`). Returns the pre-warm failures.
+   */
   async start(): Promise<number> {
+    const failed = await this.warmRound(this.prewarmN, false);
+    if (this.keepWarmMs > 0 && this.warmTimer === undefined) {
+      this.warmTimer = setInterval(() => void this.warmRound(this.connections, true), this.keepWarmMs);
+      this.warmTimer.unref();
+    }
+    return failed;
+  }
+
+  /**
+   * `n` concurrent unsigned GETs per origin: with no pipelining the pool gives each its own
+   * connection. `idleOnly`: an origin with requests running or queued is left alone (its connections
+   * are in use, and a GET must never queue in front of an order).
+   */
+  private async warmRound(n: number, idleOnly: boolean): Promise<number> {
     let failed = 0;
     const warm = async (pool: Pool, path: string) => {
       try {
@@ -157,16 +188,24 @@ export class RestClient {
       }
     };
     const jobs: Promise<void>[] = [];
-    for (let i = 0; i < this.prewarmN; i++) {
-      jobs.push(warm(this.spotPool, this.catalogue["spot.time"].path));
-      if (this.hftPool !== this.spotPool)
-        jobs.push(warm(this.hftPool, this.catalogue["hft.marketTime"].path));
+    const origins: [Pool, string][] = [[this.spotPool, this.catalogue["spot.time"].path]];
+    if (this.hftPool !== this.spotPool) origins.push([this.hftPool, this.catalogue["hft.marketTime"].path]);
+    for (const [pool, path] of origins) {
+      if (idleOnly) {
+        const st = pool.stats;
+        if (st.running > 0 || st.pending > 0 || pool.closed || pool.destroyed) continue;
+      }
+      for (let i = 0; i < n; i++) jobs.push(warm(pool, path));
     }
+    if (idleOnly && jobs.length > 0) this.warmStats.rounds++;
     await Promise.all(jobs);
+    if (idleOnly) this.warmStats.failed += failed;
     return failed;
   }
 
   async close(): Promise<void> {
+    if (this.warmTimer !== undefined) clearInterval(this.warmTimer);
+    this.warmTimer = undefined;
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.close()));

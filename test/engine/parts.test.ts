@@ -217,7 +217,7 @@ describe("create path: local refusals", () => {
     const res = recs.find((r) => r.k === "res");
     expect(res).toMatchObject({ op: "create", status: REFUSED_LOCALLY });
     // The Reject went out after both the command and the refusal were in the journal.
-    expect(reject.journaled).toBe(recs.indexOf(res) + 1);
+    expect(reject.journaled).toBe(recs.indexOf(res!) + 1);
     const o = engine.store.bySessionOrder(engine.ownerOf("limited"), 1)!;
     expect(o.status).toBe(Status.Rejected);
     expect(o.sends).toBe(0);
