@@ -272,6 +272,12 @@ const TABLE = [
   },
   { path: "http.bodyTimeoutMs", type: int(1, 60_000), def: 2_000, doc: "response body timeout" },
   {
+    path: "http.keepWarmMs",
+    type: int(0, 600_000),
+    def: 10_000,
+    doc: "every connection is opened at start; while an origin's pool is idle, this often one unsigned time GET per connection keeps them open (closed ones reopen), so the first orders after a quiet spell pay no handshake; keep it below the venue's keep-alive timeout [unknown]; 0 = off",
+  },
+  {
     path: "http.deleteBodyKeepAlive",
     type: bool,
     def: true,

@@ -4,6 +4,7 @@
  * (and, at the real venue, TLS) connection. Counted at a real server over loopback.
  */
 import type { Server } from "node:http";
+import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
@@ -78,5 +79,54 @@ describe("Spot cancel (DELETE with a body) on keep-alive connections", () => {
 
   it("with http.deleteBodyKeepAlive false, undici closes the connection after each cancel", async () => {
     expect(await cancels(false, 20)).toBeGreaterThanOrEqual(19);
+  });
+});
+
+describe("warm connections", () => {
+  it("start opens every connection; an idle pool is kept warm, so a burst after a quiet spell opens none", async () => {
+    // A venue that closes a connection idle for 300 ms (without a Keep-Alive hint); the quiet spell
+    // below outlasts that twice over.
+    const s = await startServer(keys.apiKey, (req, res) => {
+      if (req.url.startsWith("/trade/api/v2/time")) return json(res, 200, { serverTime: Date.now() });
+      if (!req.sigOk) return json(res, 401, { message: "Invalid Access" });
+      return json(res, 200, { data: RECORD });
+    });
+    s.server.keepAliveTimeout = 0;
+    let opened = 0;
+    s.server.on("connection", (socket: Socket) => {
+      opened++;
+      socket.setTimeout(300, () => socket.destroy());
+    });
+    const burstAfterQuiet = async (keepWarmMs: number) => {
+      const stack = createRestStack({
+        keys,
+        spotBaseUrl: s.url,
+        hftBaseUrl: s.url,
+        http: { connections: 4, keepWarmMs },
+        presign: false,
+        clock: false,
+      });
+      const before = opened;
+      await stack.start();
+      const atStart = opened - before;
+      await new Promise((r) => setTimeout(r, 800));
+      const mid = opened;
+      await Promise.all([1, 2, 3, 4].map(() => stack.client.cancelSpotOrder(RECORD.order_id)));
+      const rounds = stack.client.warmStats.rounds;
+      await stack.stop();
+      return { atStart, burst: opened - mid, rounds };
+    };
+    try {
+      const warm = await burstAfterQuiet(50);
+      expect(warm.atStart).toBe(4);
+      expect(warm.rounds).toBeGreaterThanOrEqual(5);
+      expect(warm.burst).toBe(0);
+      // Without keep-warm the same burst finds its connections closed by the venue and opens them again.
+      const cold = await burstAfterQuiet(0);
+      expect(cold.atStart).toBe(4);
+      expect(cold.burst).toBe(4);
+    } finally {
+      await closeServer(s.server);
+    }
   });
 });
