@@ -3,9 +3,11 @@
  * table, the form docs/benchmarks.md uses: `node dist/bench/lib/summary.js [file]`. Suites change
  * their output over time, so every figure is looked up defensively and shown as "—" when absent.
  */
+
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type TargetRow, targetTable } from "./targets.js";
 
 type Json = Record<string, unknown>;
 
@@ -236,6 +238,10 @@ function main(): void {
       `| ${row.suite} | ${row.what} | ${row.figure} | ${row.floor} | ${row.ratio} | ${row.target} |`,
     );
   }
+  // Issue 12's targets, as the e2e suite recorded them (the table it printed after the suite).
+  const targets = at(results, "e2e.targets") as TargetRow[] | undefined;
+  if (Array.isArray(targets) && targets.length > 0)
+    lines.push("", "Issue 12 targets:", "", targetTable(targets));
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
