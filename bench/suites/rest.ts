@@ -9,6 +9,7 @@ import { sign as nodeSign } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { cpus } from "node:os";
+import { Client, type Dispatcher, Pool } from "undici";
 import { EpochSource } from "../../src/auth/epoch.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { Presigner } from "../../src/auth/presigner.js";
@@ -274,19 +275,48 @@ export async function run(): Promise<Record<string, unknown>> {
         return r.json();
       };
       const clientOnce = () => stack.client.createHftOrder(PARAMS);
+      // undici's two dispatchers with the same request and a do-nothing handler: what the Pool layer
+      // costs over a single Client (issue 12: "undici at its leanest").
+      const opts: Dispatcher.DispatchOptions = {
+        method: "POST",
+        path: "/v5/order/create",
+        headers: prep.headers,
+        body: prep.body,
+      };
+      const pool = new Pool(base, { connections: 1, pipelining: 1 });
+      const one = new Client(base, { pipelining: 1 });
+      const via = (d: Dispatcher) => () =>
+        new Promise<void>((done, fail) => {
+          d.dispatch(opts, {
+            onConnect() {},
+            onHeaders: () => true,
+            onData: () => true,
+            onComplete: () => done(),
+            onError: fail,
+          });
+        });
+      const poolOnce = via(pool);
+      const singleOnce = via(one);
       // Floor and client alternate in blocks on the same server, so drift and noise hit both alike.
       const floor = await openFloor(port, rawBytes);
       for (let i = 0; i < 2_000; i++) await floor.once();
       for (let i = 0; i < 2_000; i++) await clientOnce();
+      for (let i = 0; i < 2_000; i++) await poolOnce();
+      for (let i = 0; i < 2_000; i++) await singleOnce();
       const hF = newHistogram();
       const hR = newHistogram();
+      const hP = newHistogram();
+      const hC = newHistogram();
       const h1 = stack.presigner!.hits;
       const m1 = stack.presigner!.misses;
       for (let round = 0; round < 20; round++) {
         await block(floor.once, 1_000, hF);
         await block(clientOnce, 1_000, hR);
+        await block(poolOnce, 1_000, hP);
+        await block(singleOnce, 1_000, hC);
       }
       floor.close();
+      await Promise.all([pool.close(), one.close()]);
       const rtHits = stack.presigner!.hits - h1;
       const rtMisses = stack.presigner!.misses - m1;
       const fetchS = await timeLoop(fetchOnce, 3_000, 500);
@@ -297,6 +327,8 @@ export async function run(): Promise<Record<string, unknown>> {
         raw_socket_floor: floorS,
         rest_client_create: restS,
         fetch_sign_per_call: fetchS,
+        undici_pool_dispatch: summarize(hP),
+        undici_client_dispatch: summarize(hC),
         rest_vs_floor_p50: ratio(restS.p50_us, floorS.p50_us),
         rest_vs_floor_p99: ratio(restS.p99_us, floorS.p99_us),
         fetch_vs_floor_p50: ratio(fetchS.p50_us, floorS.p50_us),

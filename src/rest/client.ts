@@ -1,14 +1,14 @@
 /**
- * REST client for both surfaces: undici Pool per origin (keep-alive, every connection pre-warmed and
- * kept warm, ms timeouts, no pipelining), request assembly from the catalogue, per-surface response parsing and error mapping.
+ * REST client for both surfaces: a set of undici Clients per origin behind one FIFO (src/rest/clientSet.ts:
+ * keep-alive, every connection pre-warmed and kept warm, ms timeouts, no pipelining), request assembly from the catalogue, per-surface response parsing and error mapping.
  * Create and cancel have an explicit fast path: validated body by concatenation, header array built
  * directly, signature from the pre-signer ring.
  */
-import { type Dispatcher, Pool } from "undici";
 import type { RequestSigner } from "../auth/requestSigner.js";
 import { encodeQuery, wireTarget } from "../auth/signedMessage.js";
 import type { Surface } from "../domain/types.js";
 import { buildCatalogue, type Catalogue, type Endpoint, type EndpointId } from "./catalogue.js";
+import { ClientSet, type SetHandler } from "./clientSet.js";
 import {
   AuthError,
   InvalidRequestError,
@@ -61,7 +61,7 @@ export interface HttpOptions {
   /** Connections opened by start() before the first order. Default: all `connections`. */
   prewarm?: number;
   /**
-   * Every this many ms, an origin whose pool is idle (nothing running or queued) gets `connections`
+   * Every this many ms, an origin whose connections are idle (nothing in flight or waiting) gets `connections`
    * concurrent unsigned GETs (the time endpoint): closed connections reopen and open ones stay inside
    * the idle timeouts (undici's `keepAliveTimeoutMs`, the venue's own), so the first burst after a
    * quiet spell pays no TCP/TLS handshake. 0 = off. Default 10,000.
@@ -91,7 +91,7 @@ export interface RestClientOptions {
 
 export type Query = ReadonlyArray<readonly [string, string]>;
 
-/** A request ready for the wire: everything the pool needs. */
+/** A request ready for the wire: everything a connection needs. */
 export interface PreparedRequest {
   endpoint: Endpoint;
   /** Wire request-target (encoded query). */
@@ -106,9 +106,9 @@ const UNSIGNED_HEADERS = [CT, JSON_CT];
 
 export class RestClient {
   readonly catalogue: Catalogue;
-  private readonly pools = new Map<string, Pool>();
-  private readonly spotPool: Pool;
-  private readonly hftPool: Pool;
+  private readonly origins = new Map<string, ClientSet>();
+  private readonly spotConns: ClientSet;
+  private readonly hftConns: ClientSet;
   private readonly grids = new Map<string, OrderGrid>();
   private readonly apiKey: string;
   private readonly signer: RequestSigner;
@@ -137,26 +137,24 @@ export class RestClient {
     this.deleteReset = h.deleteBodyKeepAlive === false ? undefined : false;
     this.answerDeadlineMs =
       (h.connectTimeoutMs ?? 2_000) + (h.headersTimeoutMs ?? 5_000) + (h.bodyTimeoutMs ?? 5_000);
-    this.spotPool = this.poolFor(opts.spotBaseUrl ?? DEFAULT_BASE_URL, h);
-    this.hftPool = this.poolFor(opts.hftBaseUrl ?? DEFAULT_BASE_URL, h);
+    this.spotConns = this.connsFor(opts.spotBaseUrl ?? DEFAULT_BASE_URL, h);
+    this.hftConns = this.connsFor(opts.hftBaseUrl ?? DEFAULT_BASE_URL, h);
   }
 
-  private poolFor(base: string, h: HttpOptions): Pool {
+  private connsFor(base: string, h: HttpOptions): ClientSet {
     const origin = new URL(base).origin;
-    let pool = this.pools.get(origin);
-    if (pool === undefined) {
-      pool = new Pool(origin, {
+    let set = this.origins.get(origin);
+    if (set === undefined) {
+      set = new ClientSet(origin, {
         connections: h.connections ?? 4,
-        // Never pipeline: a non-idempotent request behind a stalled one would share its fate.
-        pipelining: 1,
         connectTimeout: h.connectTimeoutMs ?? 2_000,
         headersTimeout: h.headersTimeoutMs ?? 5_000,
         bodyTimeout: h.bodyTimeoutMs ?? 5_000,
         keepAliveTimeout: h.keepAliveTimeoutMs ?? 30_000,
       });
-      this.pools.set(origin, pool);
+      this.origins.set(origin, set);
     }
-    return pool;
+    return set;
   }
 
   /**
@@ -173,29 +171,29 @@ export class RestClient {
   }
 
   /**
-   * `n` concurrent unsigned GETs per origin: with no pipelining the pool gives each its own
-   * connection. `idleOnly`: an origin with requests running or queued is left alone (its connections
-   * are in use, and a GET must never queue in front of an order).
+   * One unsigned GET on each of the first `n` connections of every origin. `idleOnly`: an origin with
+   * requests in flight or waiting is left alone (its connections are in use, and a GET must never
+   * take a connection an order could use).
    */
   private async warmRound(n: number, idleOnly: boolean): Promise<number> {
     let failed = 0;
-    const warm = async (pool: Pool, path: string) => {
-      try {
-        const r = await pool.request({ method: "GET", path, headers: UNSIGNED_HEADERS });
-        await r.body.dump();
-      } catch {
-        failed++;
-      }
-    };
     const jobs: Promise<void>[] = [];
-    const origins: [Pool, string][] = [[this.spotPool, this.catalogue["spot.time"].path]];
-    if (this.hftPool !== this.spotPool) origins.push([this.hftPool, this.catalogue["hft.marketTime"].path]);
-    for (const [pool, path] of origins) {
-      if (idleOnly) {
-        const st = pool.stats;
-        if (st.running > 0 || st.pending > 0 || pool.closed || pool.destroyed) continue;
+    const origins: [ClientSet, string][] = [[this.spotConns, this.catalogue["spot.time"].path]];
+    if (this.hftConns !== this.spotConns)
+      origins.push([this.hftConns, this.catalogue["hft.marketTime"].path]);
+    for (const [set, path] of origins) {
+      if (idleOnly && !set.idle) continue;
+      for (let i = 0; i < Math.min(n, set.size); i++) {
+        jobs.push(
+          new Promise<void>((done) => {
+            const h = new WarmGet((ok) => {
+              if (!ok) failed++;
+              done();
+            });
+            if (!set.dispatchOn(i, { method: "GET", path, headers: UNSIGNED_HEADERS }, h)) done();
+          }),
+        );
       }
-      for (let i = 0; i < n; i++) jobs.push(warm(pool, path));
     }
     if (idleOnly && jobs.length > 0) this.warmStats.rounds++;
     await Promise.all(jobs);
@@ -206,9 +204,9 @@ export class RestClient {
   async close(): Promise<void> {
     if (this.warmTimer !== undefined) clearInterval(this.warmTimer);
     this.warmTimer = undefined;
-    const pools = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.all(pools.map((p) => p.close()));
+    const sets = [...this.origins.values()];
+    this.origins.clear();
+    await Promise.all(sets.map((c) => c.close()));
   }
 
   /** Registers an instrument's grid so order helpers can validate price and quantity. */
@@ -309,9 +307,9 @@ export class RestClient {
   send<T>(req: PreparedRequest): Promise<T> {
     const ep = req.endpoint;
     // Spot and Futures v2 share the host (coinswitch.co); HFT has its own.
-    const pool = ep.surface === "hft" ? this.hftPool : this.spotPool;
+    const set = ep.surface === "hft" ? this.hftConns : this.spotConns;
     return new Promise<T>((resolve, reject) => {
-      pool.dispatch(
+      set.dispatch(
         {
           method: ep.method,
           path: req.path,
@@ -484,7 +482,9 @@ export class RestClient {
  * every request in two adapter objects and build a header object per response, of which only
  * Retry-After is ever read.
  */
-class Collector implements Dispatcher.DispatchHandler {
+class Collector implements SetHandler {
+  slot = -1;
+  finished: ((h: SetHandler) => void) | undefined = undefined;
   private status = 0;
   private retryAfter: string | undefined;
   private first: Buffer | undefined;
@@ -514,6 +514,8 @@ class Collector implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
+    // The connection is free again: the oldest waiting request takes it before this answer is read.
+    this.finished?.(this);
     const buf = this.rest !== undefined ? Buffer.concat(this.rest) : this.first;
     const text = buf === undefined ? "" : buf.toString("utf8");
     try {
@@ -524,7 +526,30 @@ class Collector implements Dispatcher.DispatchHandler {
   }
 
   onError(err: Error): void {
+    this.finished?.(this);
     this.reject(transportError(err, this.ep.id));
+  }
+}
+
+/** An unsigned warm-up GET: its body is read and dropped; `done(ok)` once. */
+class WarmGet implements SetHandler {
+  slot = -1;
+  finished: ((h: SetHandler) => void) | undefined = undefined;
+  constructor(private readonly done: (ok: boolean) => void) {}
+  onConnect(): void {}
+  onHeaders(): boolean {
+    return true;
+  }
+  onData(): boolean {
+    return true;
+  }
+  onComplete(): void {
+    this.finished?.(this);
+    this.done(true);
+  }
+  onError(): void {
+    this.finished?.(this);
+    this.done(false);
   }
 }
 

@@ -103,6 +103,8 @@ export class ResponseShapeError extends RestError {
 
 // Errors raised before any byte of the request could have been written.
 const NOT_SENT = new Set([
+  // A request the connection set never handed to a connection (it closed first).
+  "HFTGATE_NOT_SENT",
   "UND_ERR_CONNECT_TIMEOUT",
   "ECONNREFUSED",
   "ENOTFOUND",
