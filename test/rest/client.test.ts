@@ -14,26 +14,9 @@ import {
 } from "../../src/rest/errors.js";
 import { makeGrid } from "../../src/rest/orderParams.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
-import { closeServer, envelope, json, type Seen, startServer } from "./helpers.js";
+import { closeServer, envelope, json, SPOT_ORDER as ORDER, type Seen, startServer } from "./helpers.js";
 
 const keys = loadKeyPair("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
-const ORDER = {
-  order_id: "5b1e9c3a-2f47-4d0e-8a61-0c9d7e3f2a10",
-  client_order_id: "c-1",
-  symbol: "BTC/INR",
-  price: 61250.5,
-  average_price: 0,
-  orig_qty: 0.0015,
-  executed_qty: 0,
-  status: "OPEN",
-  side: "BUY",
-  type: "LIMIT",
-  exchange: "coinswitchx",
-  order_source: "API_TRADING",
-  created_time: 1,
-  updated_time: 1,
-};
-
 let server: Server;
 let seen: Seen[];
 let stack: RestStack;

@@ -79,3 +79,21 @@ export function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((r) => server.close(() => r()));
 }
+
+/** A Spot v2 order record as the venue answers it (open, unfilled). */
+export const SPOT_ORDER = {
+  order_id: "5b1e9c3a-2f47-4d0e-8a61-0c9d7e3f2a10",
+  client_order_id: "c-1" as string | null,
+  symbol: "BTC/INR",
+  price: 61250.5,
+  average_price: 0,
+  orig_qty: 0.0015,
+  executed_qty: 0,
+  status: "OPEN",
+  side: "BUY",
+  type: "LIMIT",
+  exchange: "coinswitchx",
+  order_source: "API_TRADING",
+  created_time: 1,
+  updated_time: 1,
+};

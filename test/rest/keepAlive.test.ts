@@ -8,25 +8,10 @@ import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
-import { closeServer, json, startServer } from "./helpers.js";
+import { closeServer, json, SPOT_ORDER, startServer } from "./helpers.js";
 
 const keys = loadKeyPair("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
-const RECORD = {
-  order_id: "5b1e9c3a-2f47-4d0e-8a61-0c9d7e3f2a10",
-  client_order_id: null,
-  symbol: "BTC/INR",
-  price: 61250.5,
-  average_price: 0,
-  orig_qty: 0.0015,
-  executed_qty: 0,
-  status: "CANCELLED",
-  side: "BUY",
-  type: "LIMIT",
-  exchange: "coinswitchx",
-  order_source: "API_TRADING",
-  created_time: 1,
-  updated_time: 1,
-};
+const RECORD = { ...SPOT_ORDER, client_order_id: null, status: "CANCELLED" };
 
 let server: Server;
 let connections = 0;
