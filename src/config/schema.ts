@@ -275,7 +275,7 @@ const TABLE = [
     path: "http.keepWarmMs",
     type: int(0, 600_000),
     def: 10_000,
-    doc: "every connection is opened at start; while an origin's pool is idle, this often one unsigned time GET per connection keeps them open (closed ones reopen), so the first orders after a quiet spell pay no handshake; keep it below the venue's keep-alive timeout [unknown]; 0 = off",
+    doc: "every connection is opened at start; while an origin's connections are all idle, this often one unsigned time GET per connection keeps them open (closed ones reopen), so the first orders after a quiet spell pay no handshake; keep it below the venue's keep-alive timeout [unknown]; 0 = off",
   },
   {
     path: "http.deleteBodyKeepAlive",
