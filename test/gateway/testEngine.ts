@@ -16,19 +16,14 @@ import type {
   SessionSink,
 } from "../../src/gateway/engineApi.js";
 import { CancelAllScope, OrderStatus } from "../../src/protocol/schema.js";
+import { BTCUSDT } from "../fixtures/instruments.js";
 
+// The shared BTCUSDT definition under another linear symbol.
 const inst = (id: number, symbol: string, active = true): Instrument => ({
+  ...BTCUSDT,
   id,
-  surface: "hft",
   symbol,
-  venue: "linear",
   base: symbol.slice(0, 3),
-  quote: "USDT",
-  tickSize: "0.1",
-  qtyStep: "0.001",
-  minQty: "0.001",
-  maxQty: "100",
-  minNotional: "5",
   active,
 });
 

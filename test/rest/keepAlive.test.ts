@@ -17,12 +17,17 @@ let server: Server;
 let connections = 0;
 let url = "";
 
-beforeAll(async () => {
-  const s = await startServer(keys.apiKey, (req, res) => {
+/** A venue that answers the time and, for signed requests, the cancelled record. */
+function startVenue() {
+  return startServer(keys.apiKey, (req, res) => {
     if (req.url.startsWith("/trade/api/v2/time")) return json(res, 200, { serverTime: Date.now() });
     if (!req.sigOk) return json(res, 401, { message: "Invalid Access" });
     return json(res, 200, { data: RECORD });
   });
+}
+
+beforeAll(async () => {
+  const s = await startVenue();
   server = s.server;
   url = s.url;
   server.keepAliveTimeout = 60_000;
@@ -71,11 +76,7 @@ describe("warm connections", () => {
   it("start opens every connection; an idle pool is kept warm, so a burst after a quiet spell opens none", async () => {
     // A venue that closes a connection idle for 300 ms (without a Keep-Alive hint); the quiet spell
     // below outlasts that twice over.
-    const s = await startServer(keys.apiKey, (req, res) => {
-      if (req.url.startsWith("/trade/api/v2/time")) return json(res, 200, { serverTime: Date.now() });
-      if (!req.sigOk) return json(res, 401, { message: "Invalid Access" });
-      return json(res, 200, { data: RECORD });
-    });
+    const s = await startVenue();
     s.server.keepAliveTimeout = 0;
     let opened = 0;
     s.server.on("connection", (socket: Socket) => {
