@@ -68,8 +68,11 @@ export class Presigner {
   produced = 0;
   /** Refills that failed (the ring just stays empty there; callers sign inline). */
   failures = 0;
-  /** Nice value a worker thread reported with its last refill (null: priority unchanged). */
-  readonly niced: (number | null)[] = [];
+  /**
+   * Nice value the pool's threads report with each refill (null: priority unchanged; undefined until
+   * the first refill ends). Every thread applies the same `nice` option.
+   */
+  niced: number | null | undefined = undefined;
   readonly prefixes: readonly string[];
   private readonly rings: Ring[];
   private readonly horizonMs: number;
@@ -119,10 +122,9 @@ export class Presigner {
         nice,
       },
     });
-    // A failed thread is replaced by the pool; its refill's task rejects (see refill).
-    this.pool.on("error", () => {
-      this.failures++;
-    });
+    // A failed thread is replaced by the pool, and its refill's task rejects: refill counts that
+    // failure. The listener only keeps the pool's "error" event from being thrown.
+    this.pool.on("error", () => {});
   }
 
   /** Starts the refill timer and fills the first horizon. Resolves when that first fill is done. */
@@ -195,7 +197,7 @@ export class Presigner {
         this.pool.run(job).then(
           (done) => {
             this.inFlight--;
-            this.niced[w] = done.nice;
+            this.niced = done.nice;
             for (const r of runs) this.produced += r[2];
           },
           () => {

@@ -92,7 +92,7 @@ async function boot(
   try {
     await rest.presigner?.start();
     // The worker reports its nice value before its first refill ends (null: priority not lowered).
-    if (rest.presigner) log.info({ niceByWorker: rest.presigner.niced }, "pre-signer started");
+    if (rest.presigner) log.info({ nice: rest.presigner.niced }, "pre-signer started");
   } catch (err) {
     // Slower, still correct: every hot-path request signs inline.
     log.warn({ err: (err as Error).message }, "pre-signer did not start; signing inline");

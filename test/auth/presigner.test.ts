@@ -99,8 +99,8 @@ describe("Presigner", () => {
     running = p;
     await p.start();
     if (process.platform !== "linux") return;
-    for (let i = 0; i < 100 && p.niced[0] === undefined; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(p.niced[0]).toBe(15);
+    for (let i = 0; i < 100 && p.niced === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(p.niced).toBe(15);
     // /proc/<pid>/task/<tid>/stat: field 19 is the nice value (after the parenthesised name).
     const nice = (tid: string) => {
       const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
