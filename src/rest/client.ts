@@ -1,6 +1,7 @@
 /**
- * REST client for both surfaces: a set of undici Clients per origin behind one FIFO (src/rest/clientSet.ts:
- * keep-alive, every connection pre-warmed and kept warm, ms timeouts, no pipelining), request assembly from the catalogue, per-surface response parsing and error mapping.
+ * REST client for both surfaces: a set of undici Clients per origin behind one FIFO
+ * (src/rest/clientSet.ts: keep-alive, every connection pre-warmed and kept warm, ms timeouts, no
+ * pipelining), request assembly from the catalogue, per-surface response parsing and error mapping.
  * Create and cancel have an explicit fast path: validated body by concatenation, header array built
  * directly, signature from the pre-signer ring.
  */
@@ -61,10 +62,10 @@ export interface HttpOptions {
   /** Connections opened by start() before the first order. Default: all `connections`. */
   prewarm?: number;
   /**
-   * Every this many ms, an origin whose connections are idle (nothing in flight or waiting) gets `connections`
-   * concurrent unsigned GETs (the time endpoint): closed connections reopen and open ones stay inside
-   * the idle timeouts (undici's `keepAliveTimeoutMs`, the venue's own), so the first burst after a
-   * quiet spell pays no TCP/TLS handshake. 0 = off. Default 10,000.
+   * Every this many ms, an origin whose connections are idle (nothing in flight or waiting) gets one
+   * unsigned GET of the time endpoint per connection: closed connections reopen and open ones stay
+   * inside the idle timeouts (undici's `keepAliveTimeoutMs`, the venue's own), so the first burst
+   * after a quiet spell pays no TCP/TLS handshake. 0 = off. Default 10,000.
    */
   keepWarmMs?: number;
   connectTimeoutMs?: number;
@@ -116,8 +117,8 @@ export class RestClient {
   private readonly connections: number;
   private readonly keepWarmMs: number;
   private warmTimer: NodeJS.Timeout | undefined;
-  /** Keep-warm rounds sent, and their GETs that failed (for tests and metrics). */
-  readonly warmStats = { rounds: 0, failed: 0 };
+  /** Keep-warm rounds sent (for tests). */
+  readonly warmStats = { rounds: 0 };
   /**
    * The longest a request can wait for its answer (connect + headers + body timeouts): past it every
    * request sent earlier has been answered or has failed. The resolver's verdicts wait for it.
@@ -146,7 +147,7 @@ export class RestClient {
     let set = this.origins.get(origin);
     if (set === undefined) {
       set = new ClientSet(origin, {
-        connections: h.connections ?? 4,
+        connections: this.connections,
         connectTimeout: h.connectTimeoutMs ?? 2_000,
         headersTimeout: h.headersTimeoutMs ?? 5_000,
         bodyTimeout: h.bodyTimeoutMs ?? 5_000,
@@ -197,7 +198,6 @@ export class RestClient {
     }
     if (idleOnly && jobs.length > 0) this.warmStats.rounds++;
     await Promise.all(jobs);
-    if (idleOnly) this.warmStats.failed += failed;
     return failed;
   }
 
