@@ -3,6 +3,7 @@
  * options and missing values are refused). A command declares its options once, with a line of help
  * each; `--help` / `-h` and the usage text come from the same table.
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 export interface OptionSpec {
@@ -158,4 +159,19 @@ export function int(p: Parsed, name: string, fallback?: number): number | undefi
   if (v.trim() === "" || !Number.isInteger(n) || n < 0)
     throw new UsageError(`--${name} must be a non-negative integer (got ${JSON.stringify(v)})`);
   return n;
+}
+
+/** The file `hftgate start` writes its connection to (config `engine.stateFile`, this default). */
+const STATE_FILE_DEFAULT = "var/gateway.json";
+
+/** `--file`, for the commands that find a running gateway through its state file (demo, top). */
+export const STATE_FILE_OPTION: OptionSpec = {
+  type: "string",
+  value: "FILE",
+  help: `the state file hftgate start writes (default ${STATE_FILE_DEFAULT})`,
+};
+
+/** The state file `--file` names, else the default, as an absolute path. */
+export function stateFileArg(p: Parsed): string {
+  return resolve(str(p, "file") ?? STATE_FILE_DEFAULT);
 }

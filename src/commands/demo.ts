@@ -3,9 +3,8 @@
  * what happened with per-order latencies. Exit 0 when every order reached a final state, 1 when some
  * did not, 2 when the gateway cannot be reached (or is not configured).
  */
-import { resolve } from "node:path";
 import { DemoError, resolveTarget } from "../demo/target.js";
-import { bool, type CommandSpec, command, str } from "./args.js";
+import { bool, type CommandSpec, command, STATE_FILE_OPTION, stateFileArg, str } from "./args.js";
 
 export const spec: CommandSpec = {
   name: "demo",
@@ -24,11 +23,7 @@ export const spec: CommandSpec = {
     },
     session: { type: "string", value: "NAME", help: "session name (default: a fresh one)" },
     live: { type: "boolean", help: "allow placing orders when the venue is not on this host" },
-    file: {
-      type: "string",
-      value: "FILE",
-      help: "the state file hftgate start writes (default var/gateway.json)",
-    },
+    file: STATE_FILE_OPTION,
   },
   notes: [
     "Exit 0 when every order reached a final state, 1 when some did not, 2 when the gateway cannot be reached.",
@@ -44,7 +39,7 @@ export const run = command(spec, async (args) => {
       token: str(args, "token"),
       venue: str(args, "venue"),
       env: process.env,
-      file: resolve(str(args, "file") ?? "var/gateway.json"),
+      file: stateFileArg(args),
     });
     // Prices come through the gateway's market data unless a venue URL is named explicitly.
     const explicitVenue = str(args, "venue") !== undefined || !!process.env.HFTGATE_VENUE_URL;

@@ -4,9 +4,17 @@
  * /admin/state, redrawn every interval; `q` or Ctrl-C quits. `--once` prints one frame and exits.
  */
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Snapshot } from "../top/render.js";
-import { bool, type CommandSpec, command, int, str, UsageError } from "./args.js";
+import {
+  bool,
+  type CommandSpec,
+  command,
+  int,
+  STATE_FILE_OPTION,
+  stateFileArg,
+  str,
+  UsageError,
+} from "./args.js";
 
 export const spec: CommandSpec = {
   name: "top",
@@ -20,11 +28,7 @@ export const spec: CommandSpec = {
     token: { type: "string", value: "T", help: "the admin token (else HFTGATE_ADMIN_TOKEN, else --file)" },
     interval: { type: "string", value: "MS", help: "refresh interval (default 1000)" },
     once: { type: "boolean", help: "print one frame without colors and exit" },
-    file: {
-      type: "string",
-      value: "FILE",
-      help: "the state file hftgate start writes (default var/gateway.json)",
-    },
+    file: STATE_FILE_OPTION,
   },
   notes: ["The view shows every session's orders, so it needs the admin token. q or Ctrl-C quits."],
 };
@@ -74,7 +78,7 @@ async function fetchState(t: Target): Promise<Snapshot> {
 
 export const run = command(spec, async (a) => {
   const { renderTop } = await import("../top/render.js");
-  const t = target(str(a, "url"), str(a, "token"), resolve(str(a, "file") ?? "var/gateway.json"));
+  const t = target(str(a, "url"), str(a, "token"), stateFileArg(a));
   const every = Math.max(100, int(a, "interval", 1000));
   if (bool(a, "once")) {
     try {
