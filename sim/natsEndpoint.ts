@@ -16,6 +16,14 @@ import { type WebSocket, WebSocketServer } from "ws";
 import { type NatsBackend, type NatsUser, PUBLIC_READER } from "./natsBackend.js";
 import { subjectMatches, subsetOf, validPublishSubject, validSubject } from "./natsSubjects.js";
 
+/** A permission list's verdict: some allow pattern covers it (or there is no allow list), no deny does. */
+function permitted(
+  perm: { allow?: string[]; deny?: string[] } | undefined,
+  covers: (pattern: string) => boolean,
+): boolean {
+  return (perm?.allow === undefined || perm.allow.some(covers)) && !(perm?.deny ?? []).some(covers);
+}
+
 const CRLF = Buffer.from("\r\n");
 const MAX_CONTROL_LINE = 4_096;
 const MAX_PAYLOAD = 1_048_576;
@@ -413,11 +421,7 @@ class Conn {
       this.send("-ERR 'Invalid Subject'\r\n");
       return;
     }
-    const perm = this.user?.permissions?.subscribe;
-    const allowed =
-      (perm?.allow === undefined || perm.allow.some((p) => subsetOf(subject, p))) &&
-      !(perm?.deny ?? []).some((p) => subsetOf(subject, p));
-    if (!allowed) {
+    if (!permitted(this.user?.permissions?.subscribe, (p) => subsetOf(subject, p))) {
       const q = queue === "" ? "" : ` using queue "${queue}"`;
       this.send(`-ERR 'Permissions Violation for Subscription to "${subject}"${q}'\r\n`);
       return;
@@ -465,11 +469,7 @@ class Conn {
       this.send("-ERR 'Invalid Publish Subject'\r\n");
       return;
     }
-    const perm = this.user?.permissions?.publish;
-    const allowed =
-      (perm?.allow === undefined || perm.allow.some((p) => subjectMatches(p, subject))) &&
-      !(perm?.deny ?? []).some((p) => subjectMatches(p, subject));
-    if (!allowed) {
+    if (!permitted(this.user?.permissions?.publish, (p) => subjectMatches(p, subject))) {
       this.send(`-ERR 'Permissions Violation for Publish to "${subject}"'\r\n`);
       return;
     }
