@@ -16,9 +16,9 @@ import {
   simNatsOptions,
   startNatsBackend,
 } from "../../sim/index.js";
+import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
-import { generateKeyHex } from "../../src/commands/keygen.js";
 import { loadConfig } from "../../src/config/load.js";
 import { type EngineHandle, startEngine } from "../../src/engine/index.js";
 import type { StreamsFeed } from "../../src/engine/streamsFeed.js";

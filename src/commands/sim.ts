@@ -1,9 +1,9 @@
 /** `hftgate sim`: the exchange simulator standalone (paper-trading sandbox). */
 import { readFileSync } from "node:fs";
 import type { DeepPartial, SimOptions } from "../../sim/index.js";
+import { generateKeyHex } from "../auth/keygen.js";
 import { isApiKeyHex } from "../auth/keys.js";
 import { bool, type CommandSpec, command, int, str, strs, UsageError } from "./args.js";
-import { generateKeyHex } from "./keygen.js";
 
 export const spec: CommandSpec = {
   name: "sim",

@@ -3,8 +3,8 @@
  * `sim`, and the REST stack (clock sync, warm connections, pre-signer) built from the config sections.
  */
 import type { Logger } from "pino";
+import { generateKeyHex } from "../auth/keygen.js";
 import { KeyError, type KeyPair, loadKeyPair } from "../auth/keys.js";
-import { generateKeyHex } from "../commands/keygen.js";
 import type { Config } from "../config/load.js";
 import { createRestStack, type RestStack } from "../rest/stack.js";
 import { HFT_NATS_URL } from "../streams/index.js";

@@ -20,8 +20,8 @@ import {
   simNatsOptions,
   startNatsBackend,
 } from "../../sim/index.js";
+import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
-import { generateKeyHex } from "../../src/commands/keygen.js";
 import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
 import { Liquidity, OrderStatus, Side, Tif } from "../../src/protocol/schema.js";
 import { makeGrid } from "../../src/rest/orderParams.js";

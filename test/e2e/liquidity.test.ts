@@ -3,8 +3,8 @@
  * through the push feed's tap; fills whose source does not say carry 0.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
-import { generateKeyHex } from "../../src/commands/keygen.js";
 import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
 import { Source } from "../../src/orders/index.js";
 import { Liquidity, OrderStatus, Side, Tif } from "../../src/protocol/schema.js";

@@ -1,6 +1,6 @@
 /** Someone else at the same venue: a second simulator account over signed REST (not through the gateway). */
+import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
-import { generateKeyHex } from "../../src/commands/keygen.js";
 import { createRestStack, type RestStack } from "../../src/rest/stack.js";
 import type { Harness } from "./harness.js";
 

@@ -3,9 +3,9 @@
  * PositionUpdate (HFT, from fills and `/v5/position/list`) at every session, with the venue's values.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
-import { generateKeyHex } from "../../src/commands/keygen.js";
 import type { Body } from "../../src/protocol/schema.js";
 import { OrderStatus, Side, Tif } from "../../src/protocol/schema.js";
 import { makeGrid } from "../../src/rest/orderParams.js";

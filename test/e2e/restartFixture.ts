@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { type SimHandle, startSimulator } from "../../sim/index.js";
-import { generateKeyHex } from "../../src/commands/keygen.js";
+import { generateKeyHex } from "../../src/auth/keygen.js";
 import type { Config } from "../../src/config/load.js";
 import { type EngineHandle, type StartOptions, startEngine } from "../../src/engine/index.js";
 import type { Journal } from "../../src/journal/writer.js";
