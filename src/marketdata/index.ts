@@ -3,8 +3,8 @@
  * HFT NATS), built once and shared by the risk reference prices and the strategies' subscriptions.
  */
 import type { Instrument } from "../domain/types.js";
-import { HftPublicStream } from "../streams/nats/hftPublic.js";
 import type { StreamStateListener } from "../streams/socketStream.js";
+import { HftPublicStream } from "./hftFeed.js";
 import { MarketDataHub } from "./hub.js";
 import { SpotFeed } from "./spotFeed.js";
 

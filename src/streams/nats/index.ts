@@ -2,5 +2,4 @@
 export * from "./auth.js";
 export * from "./credentials.js";
 export * from "./hftPrivate.js";
-export * from "./hftPublic.js";
 export * from "./natsStream.js";

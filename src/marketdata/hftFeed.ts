@@ -9,13 +9,13 @@
  * normalised here, at the boundary, to integer ticks and lots; a malformed message is counted and
  * dropped.
  */
-import type { Instrument } from "../../domain/types.js";
-import { onGrid } from "../../marketdata/grid.js";
-import type { MdSink, MdUpstream } from "../../marketdata/types.js";
-import { type Grid, gridOf } from "../../orders/normalize.js";
-import { Aggressor } from "../../protocol/schema.js";
-import type { BackoffOptions, StreamStateListener } from "../socketStream.js";
-import { NatsStream } from "./natsStream.js";
+import type { Instrument } from "../domain/types.js";
+import { type Grid, gridOf } from "../orders/normalize.js";
+import { Aggressor } from "../protocol/schema.js";
+import { NatsStream } from "../streams/nats/natsStream.js";
+import type { BackoffOptions, StreamStateListener } from "../streams/socketStream.js";
+import { onGrid } from "./grid.js";
+import type { MdSink, MdUpstream } from "./types.js";
 
 export const LTP_PREFIX = "v1.f.public.futures.ltp";
 export const DEPTH_PREFIX = "v1.f.public.futures.depth-update";

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { CandleBuilder } from "../../src/marketdata/candles.js";
+import { HftPublicStream } from "../../src/marketdata/hftFeed.js";
 import type { CandleRec, MdSink } from "../../src/marketdata/types.js";
 import { MdFlags } from "../../src/protocol/schema.js";
-import { HftPublicStream } from "../../src/streams/nats/hftPublic.js";
 import { BTCUSDT } from "../fixtures/instruments.js";
 
 const BTC = { id: 7, ...BTCUSDT };
