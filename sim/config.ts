@@ -3,7 +3,7 @@
  * here, with the chosen default marked [assumed]; docs/simulator.md explains each.
  */
 import type { FaultRule, StreamFaults } from "./faults.js";
-import type { SimNatsOptions } from "./natsStreams.js";
+import type { SimNatsOptions } from "./nats/streams.js";
 
 export interface RateBucket {
   limit: number;

@@ -6,16 +6,16 @@ export type { Exchange } from "./exchange.js";
 export type { FaultKind, FaultRule, StreamFaults } from "./faults.js";
 export { type SimHandle, startSimulator } from "./handle.js";
 export { INSTRUMENTS, type SimInstrument } from "./instruments.js";
-export type { NatsBackend, NatsBackendKind, NatsUser } from "./natsBackend.js";
-export { NatsEndpoint, type NatsEndpointCounters } from "./natsEndpoint.js";
-export { findNatsServer, NatsServer } from "./natsServer.js";
+export type { NatsBackend, NatsBackendKind, NatsUser } from "./nats/backend.js";
+export { NatsEndpoint, type NatsEndpointCounters } from "./nats/endpoint.js";
+export { findNatsServer, NatsServer } from "./nats/server.js";
 export {
   type SimNatsMode,
   type SimNatsSetup,
   simNatsOptions,
   startNatsBackend,
   startSimNats,
-} from "./natsSetup.js";
+} from "./nats/setup.js";
 export {
   type NatsAuthority,
   type NatsGrant,
@@ -24,7 +24,7 @@ export {
   type SimNatsCounters,
   type SimNatsOptions,
   subAccountIdOf,
-} from "./natsStreams.js";
+} from "./nats/streams.js";
 export type { FaultControl, SimControl, SimCounters } from "./simControl.js";
 export {
   BALANCE_EVENT,

@@ -5,8 +5,8 @@
  */
 import type { SimAccount } from "./account.js";
 import type { FaultRule, StreamFaults } from "./faults.js";
-import type { SimNatsPublicCounters } from "./natsPublic.js";
-import type { NatsPublisherFaults, SimNatsCounters } from "./natsStreams.js";
+import type { SimNatsPublicCounters } from "./nats/public.js";
+import type { NatsPublisherFaults, SimNatsCounters } from "./nats/streams.js";
 import type { Counters } from "./server.js";
 import type { StreamCounters } from "./streams.js";
 

@@ -3,10 +3,10 @@
  * publisher account, and the simulator's `nats` option for it.
  */
 import { randomBytes } from "node:crypto";
-import type { NatsBackend, NatsBackendKind, NatsUser } from "./natsBackend.js";
-import { NatsEndpoint } from "./natsEndpoint.js";
-import { findNatsServer, NatsServer } from "./natsServer.js";
-import type { SimNatsOptions } from "./natsStreams.js";
+import type { NatsBackend, NatsBackendKind, NatsUser } from "./backend.js";
+import { NatsEndpoint } from "./endpoint.js";
+import { findNatsServer, NatsServer } from "./server.js";
+import type { SimNatsOptions } from "./streams.js";
 
 /** `auto`: nats-server when installed, else built-in; `server`: nats-server or fail; `off`: none. */
 export type SimNatsMode = "auto" | "builtin" | "server" | "off";

@@ -16,11 +16,11 @@
 import { createHash } from "node:crypto";
 import { type NatsConnection, wsconnect } from "@nats-io/nats-core";
 import WebSocket from "ws";
-import type { Execution, SimAccount } from "./account.js";
-import type { Faults } from "./faults.js";
-import type { SimOrder } from "./order.js";
-import { v5ExecutionRecord, v5Record } from "./records.js";
-import { Rng } from "./rng.js";
+import type { Execution, SimAccount } from "../account.js";
+import type { Faults } from "../faults.js";
+import type { SimOrder } from "../order.js";
+import { v5ExecutionRecord, v5Record } from "../records.js";
+import { Rng } from "../rng.js";
 
 export const PRIVATE_PREFIX = "v1.f.ex1.private.subAccountId";
 

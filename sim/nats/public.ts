@@ -6,9 +6,9 @@
  * stats on `v1.f.ex1.public.futures.ticker.<m>` at every market step. Payload fields are [assumed]
  * (the venue's are not published, §11 q9); docs/simulator.md lists them.
  */
-import type { Book, PublicTrade } from "./book.js";
-import type { Exchange } from "./exchange.js";
-import { priceStr, qtyStr } from "./instruments.js";
+import type { Book, PublicTrade } from "../book.js";
+import type { Exchange } from "../exchange.js";
+import { priceStr, qtyStr } from "../instruments.js";
 
 export const LTP_SUBJECT = "v1.f.public.futures.ltp";
 export const DEPTH_SUBJECT = "v1.f.public.futures.depth-update";

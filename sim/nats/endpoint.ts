@@ -13,8 +13,8 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
-import { type NatsBackend, type NatsUser, PUBLIC_READER } from "./natsBackend.js";
-import { subjectMatches, subsetOf, validPublishSubject, validSubject } from "./natsSubjects.js";
+import { type NatsBackend, type NatsUser, PUBLIC_READER } from "./backend.js";
+import { subjectMatches, subsetOf, validPublishSubject, validSubject } from "./subjects.js";
 
 /** A permission list's verdict: some allow pattern covers it (or there is no allow list), no deny does. */
 function permitted(

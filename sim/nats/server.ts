@@ -9,7 +9,7 @@ import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { type NatsBackend, type NatsUser, PUBLIC_READER } from "./natsBackend.js";
+import { type NatsBackend, type NatsUser, PUBLIC_READER } from "./backend.js";
 
 /** Path of the `nats-server` binary (PATH, then /usr/sbin and /usr/bin), or undefined. */
 export function findNatsServer(): string | undefined {
