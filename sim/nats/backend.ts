@@ -1,8 +1,8 @@
 /**
  * The NATS server behind the simulator's HFT streams: a real `nats-server` child process when the
- * binary is installed, else the simulator's built-in endpoint (`natsEndpoint.ts`). Both hold the
+ * binary is installed, else the simulator's built-in endpoint (`endpoint.ts`). Both hold the
  * user list the simulator's issued socket credentials go into, both can be killed and restarted on
- * the same port (chaos tests), and both are reached by clients at `wsUrl`. Starting one: `natsSetup.ts`.
+ * the same port (chaos tests), and both are reached by clients at `wsUrl`. Starting one: `setup.ts`.
  */
 import { randomBytes } from "node:crypto";
 /** A NATS user as the server's authorization list holds it. */
