@@ -32,13 +32,54 @@ const PROBE: Record<string, string> = {
   "src/orders/cycleB.ts": 'import type { A } from "./cycleA.js";\nexport type B = { a?: A };\n',
 };
 
-let dir = "";
-let found: { path: string; rule: string }[] = [];
+// The layer rules: each base layer, the venue sync and market data against the folders above them,
+// the CLI's commands against everyone but the CLI, and the simulator still refused where a later
+// override replaces an earlier one's patterns.
+const LAYER_PROBE: Record<string, string> = {
+  "src/engine/e.ts": "export const e = 1;\n",
+  "src/gateway/g.ts": "export const g = 1;\n",
+  "src/commands/c.ts": "export const c = 1;\n",
+  "src/commands/index.ts": 'import { c } from "./c.js";\nexport const index = c;\n',
+  "src/commands/start.ts": 'import { e } from "../engine/e.js";\nexport const start = e;\n',
+  // the CLI may import the commands (not flagged) but not the simulator (flagged once)
+  "src/cli.ts":
+    'import { index } from "./commands/index.js";\nimport { s } from "../sim/index.js";\nexport const cli = index + s;\n',
+  "src/orders/ok.ts": "export const ok = 1;\n",
+  "src/venue/ok.ts":
+    'import { ok } from "../orders/ok.js";\nimport { g } from "../gateway/g.js";\nexport const v = ok + g;\n',
+  "src/venue/hft/ok.ts": 'import { ok } from "../../orders/ok.js";\nexport const h = ok;\n',
+  "src/streams/ok.ts": 'import { g } from "../gateway/g.js";\nexport const s = g;\n',
+  "sim/index.ts": "export const s = 1;\n",
+  // each breaks one rule
+  "src/clock/usesEngine.ts": 'import { e } from "../engine/e.js";\nexport const u = e;\n',
+  "src/rest/usesGateway.ts": 'import { g } from "../gateway/g.js";\nexport const u = g;\n',
+  "src/journal/usesCommands.ts": 'import { c } from "../commands/c.js";\nexport const u = c;\n',
+  "src/domain/usesEngine.ts": 'import type { e } from "../engine/e.js";\nexport type U = typeof e;\n',
+  "src/protocol/usesCommands.ts": 'import { c } from "../commands/c.js";\nexport const u = c;\n',
+  "src/clock/usesSim.ts": 'import { s } from "../../sim/index.js";\nexport const u = s;\n',
+  "src/venue/usesEngine.ts": 'import { e } from "../engine/e.js";\nexport const u = e;\n',
+  "src/venue/hft/usesEngine.ts": 'import { e } from "../../engine/e.js";\nexport const u = e;\n',
+  "src/venue/usesCommands.ts": 'import { c } from "../commands/c.js";\nexport const u = c;\n',
+  "src/marketdata/usesEngine.ts": 'import { e } from "../engine/e.js";\nexport const u = e;\n',
+  "src/marketdata/usesGateway.ts": 'import { g } from "../gateway/g.js";\nexport const u = g;\n',
+  "src/marketdata/usesSim.ts": 'import { s } from "../../sim/index.js";\nexport const u = s;\n',
+  "src/engine/embeddedVenue.ts":
+    'import { s } from "../../sim/index.js";\nimport { c } from "../commands/c.js";\nexport const v = s + c;\n',
+  "src/engine/usesCommands.ts": 'import { c } from "../commands/c.js";\nexport const u = c;\n',
+  "src/gateway/usesCommands.ts": 'import { c } from "../commands/c.js";\nexport const u = c;\n',
+};
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "hftgate-rules-"));
+type Finding = { path: string; rule: string };
+const dirs: string[] = [];
+let found: Finding[] = [];
+let layerFound: Finding[] = [];
+
+/** The project's biome.jsonc over a probe tree in a temp directory: the dependency rules that fired. */
+function lintProbe(probe: Record<string, string>): Finding[] {
+  const dir = mkdtempSync(join(tmpdir(), "hftgate-rules-"));
+  dirs.push(dir);
   copyFileSync(join(ROOT, "biome.jsonc"), join(dir, "biome.jsonc"));
-  for (const [path, text] of Object.entries(PROBE)) {
+  for (const [path, text] of Object.entries(probe)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
@@ -50,18 +91,24 @@ beforeAll(() => {
   const report = JSON.parse(r.stdout) as {
     diagnostics: { category: string; location: { path: string } }[];
   };
-  found = report.diagnostics
+  return report.diagnostics
     .filter((d) => /noRestrictedImports|noImportCycles/.test(d.category))
     .map((d) => ({ path: d.location.path, rule: d.category.split("/").pop()! }));
+}
+
+const byFile = (f: Finding[]): string[] => [...new Set(f.map((x) => `${x.path} ${x.rule}`))].sort();
+
+beforeAll(() => {
+  found = lintProbe(PROBE);
+  layerFound = lintProbe(LAYER_PROBE);
 });
 afterAll(() => {
-  if (dir !== "") rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("dependency rules (biome.jsonc)", () => {
   it("fire on every probe that breaks one, and on nothing else", () => {
-    const byFile = [...new Set(found.map((f) => `${f.path} ${f.rule}`))].sort();
-    expect(byFile).toEqual([
+    expect(byFile(found)).toEqual([
       "sim/usesEngine.ts noRestrictedImports",
       "src/auth/layer.ts noRestrictedImports",
       "src/engine/usesSim.ts noRestrictedImports",
@@ -70,5 +117,29 @@ describe("dependency rules (biome.jsonc)", () => {
       "src/util/layer.ts noRestrictedImports",
       "test/e2e/inside.test.ts noRestrictedImports",
     ]);
+  });
+
+  it("keep each layer below the ones above it, and the CLI's commands to the CLI", () => {
+    expect(byFile(layerFound)).toEqual([
+      "src/cli.ts noRestrictedImports",
+      "src/clock/usesEngine.ts noRestrictedImports",
+      "src/clock/usesSim.ts noRestrictedImports",
+      "src/domain/usesEngine.ts noRestrictedImports",
+      "src/engine/embeddedVenue.ts noRestrictedImports",
+      "src/engine/usesCommands.ts noRestrictedImports",
+      "src/gateway/usesCommands.ts noRestrictedImports",
+      "src/journal/usesCommands.ts noRestrictedImports",
+      "src/marketdata/usesEngine.ts noRestrictedImports",
+      "src/marketdata/usesGateway.ts noRestrictedImports",
+      "src/marketdata/usesSim.ts noRestrictedImports",
+      "src/protocol/usesCommands.ts noRestrictedImports",
+      "src/rest/usesGateway.ts noRestrictedImports",
+      "src/venue/hft/usesEngine.ts noRestrictedImports",
+      "src/venue/usesCommands.ts noRestrictedImports",
+      "src/venue/usesEngine.ts noRestrictedImports",
+    ]);
+    // the CLI and the embedded venue may import one of their two (commands, sim/index.ts), not the other
+    expect(layerFound.filter((f) => f.path === "src/cli.ts")).toHaveLength(1);
+    expect(layerFound.filter((f) => f.path === "src/engine/embeddedVenue.ts")).toHaveLength(1);
   });
 });
