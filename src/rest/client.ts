@@ -88,6 +88,11 @@ export interface RestClientOptions {
   http?: HttpOptions;
   /** Defaults to buildCatalogue() with no pre-signed prefixes; pass one built with the presigner's list. */
   catalogue?: Catalogue;
+  /**
+   * Told of every 401 to a signed request, with the epoch it carried; its answer (does the clock
+   * explain it?) is attached to the AuthError as `clockExplains`. The clock guard (rest/stack.ts).
+   */
+  onUnauthorized?: (epochMs: number | undefined) => Promise<boolean>;
 }
 
 export type Query = ReadonlyArray<readonly [string, string]>;
@@ -99,6 +104,8 @@ export interface PreparedRequest {
   path: string;
   headers: string[];
   body: string | undefined;
+  /** X-AUTH-EPOCH of a signed request (a 401 is judged against it). */
+  epoch?: string;
 }
 
 const CT = "content-type";
@@ -126,10 +133,12 @@ export class RestClient {
   readonly answerDeadlineMs: number;
   /** undici's `reset` for a DELETE with a body: false keeps the connection (see HttpOptions). */
   private readonly deleteReset: boolean | undefined;
+  private readonly onUnauthorized: RestClientOptions["onUnauthorized"];
 
   constructor(opts: RestClientOptions) {
     this.apiKey = opts.apiKey;
     this.signer = opts.signer;
+    this.onUnauthorized = opts.onUnauthorized;
     this.catalogue = opts.catalogue ?? buildCatalogue();
     const h = opts.http ?? {};
     this.connections = h.connections ?? 4;
@@ -248,6 +257,7 @@ export class RestClient {
         st.epoch,
       ],
       body,
+      epoch: st.epoch,
     };
   }
 
@@ -268,6 +278,7 @@ export class RestClient {
         st.epoch,
       ],
       body,
+      epoch: st.epoch,
     };
   }
 
@@ -317,7 +328,7 @@ export class RestClient {
           body: req.body,
           reset: ep.method === "DELETE" && req.body !== undefined ? this.deleteReset : undefined,
         },
-        new Collector(ep, resolve as (v: unknown) => void, reject),
+        new Collector(ep, resolve as (v: unknown) => void, reject, req.epoch, this.onUnauthorized),
       );
     });
   }
@@ -494,6 +505,8 @@ class Collector implements SetHandler {
     private readonly ep: Endpoint,
     private readonly resolve: (v: unknown) => void,
     private readonly reject: (e: unknown) => void,
+    private readonly epoch: string | undefined,
+    private readonly onUnauthorized: RestClientOptions["onUnauthorized"],
   ) {}
 
   onConnect(): void {}
@@ -519,8 +532,11 @@ class Collector implements SetHandler {
     const buf = this.rest !== undefined ? Buffer.concat(this.rest) : this.first;
     const text = buf === undefined ? "" : buf.toString("utf8");
     try {
-      this.resolve(parseResponse(this.ep, this.status, this.retryAfter, text));
+      this.resolve(parseResponse(this.ep, this.status, this.retryAfter, text, this.epoch));
     } catch (err) {
+      // The venue says the same 401 for a bad key and an epoch outside its window: the clock decides.
+      if (err instanceof AuthError && this.epoch !== undefined && this.onUnauthorized !== undefined)
+        err.clockExplains = this.onUnauthorized(err.epochMs);
       this.reject(err);
     }
   }
@@ -577,7 +593,13 @@ function v5Query<T extends object>(f: T, keys: readonly string[]): [string, stri
 // ---------- response parsing and error mapping ----------
 
 /** Parses a response per surface and maps failures to the typed hierarchy. */
-export function parseResponse(ep: Endpoint, status: number, retryAfter: unknown, text: string): unknown {
+export function parseResponse(
+  ep: Endpoint,
+  status: number,
+  retryAfter: unknown,
+  text: string,
+  epoch?: string,
+): unknown {
   const json = tryJson(text);
   if (status >= 200 && status < 300) {
     if (json === undefined || json === null || typeof json !== "object") {
@@ -599,7 +621,13 @@ export function parseResponse(ep: Endpoint, status: number, retryAfter: unknown,
   const msg = errorText(json, text);
   const code =
     json !== null && typeof json === "object" ? (json as { retCode?: unknown }).retCode : undefined;
-  if (status === 401) throw new AuthError(`${ep.id}: 401 ${msg}`, ep.id, status);
+  if (status === 401)
+    throw new AuthError(
+      `${ep.id}: 401 ${msg}`,
+      ep.id,
+      status,
+      epoch === undefined ? undefined : Number(epoch),
+    );
   if (status === 429)
     throw new RateLimitedError(`${ep.id}: 429 ${msg}`, ep.id, status, retryAfterMs(retryAfter));
   if (status >= 500)

@@ -31,9 +31,22 @@ export class InvalidRequestError extends RestError {
   }
 }
 
-/** 401: bad signature, wrong key, or epoch skew beyond 60 s. */
+/**
+ * 401: bad signature, wrong key, or an epoch outside the venue's window; the venue's answer is the same
+ * for all three. `epochMs` is the X-AUTH-EPOCH the refused request carried; `clockExplains`, when a
+ * clock guard is wired (rest/stack.ts), settles true when a re-sync puts the 401 down to the clock.
+ */
 export class AuthError extends RestError {
   override name = "AuthError";
+  clockExplains: Promise<boolean> | undefined = undefined;
+  constructor(
+    message: string,
+    endpoint: EndpointId | undefined,
+    status: number,
+    readonly epochMs: number | undefined = undefined,
+  ) {
+    super(message, endpoint, status);
+  }
 }
 
 /** 400 about the epoch header (HFT requires X-AUTH-EPOCH). */

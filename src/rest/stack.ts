@@ -72,6 +72,8 @@ export function createRestStack(o: RestStackOptions): RestStack {
     hftBaseUrl: o.hftBaseUrl,
     http: o.http,
     catalogue: buildCatalogue(hot, o.pathOverrides),
+    // A 401 holds signing and re-syncs the clock; without a clock there is nothing to ask.
+    onUnauthorized: (epochMs) => clock?.unauthorized(epochMs).catch(() => true) ?? Promise.resolve(false),
   });
   if (o.clock !== false) clock = new ClockSync({ ...o.clock, serverTime: () => client.spotTime() });
   return {

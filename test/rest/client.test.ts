@@ -220,6 +220,12 @@ describe("error mapping", () => {
         expect((err as ValidationError).exchangeMessage).toBe("category is missing");
       }
       if (m === "422") expect((err as ValidationError).exchangeMessage).toBe("Input quantity is missing");
+      // A 401 holds signing while the clock is re-synced; here the clock is fine: a key or signature problem.
+      if (m === "401") {
+        expect((err as AuthError).epochMs).toBeTypeOf("number");
+        expect(await (err as AuthError).clockExplains).toBe(false);
+        expect(stack.clock!.canSign).toBe(true);
+      }
       // Outcome-unknown is never a rejection.
       if (cls === OutcomeUnknownError) expect(err).not.toBeInstanceOf(ValidationError);
     } finally {
