@@ -77,6 +77,8 @@ export const CancelRejectReason = {
   UnknownOrder: 4,
   VenueRejected: 5,
   Throttled: 6,
+  /** Not sent: the clock is being re-synced with the venue's; retry shortly. */
+  ClockSkew: 7,
 } as const;
 /** 0 = the source did not say (see Fill in PROTOCOL.md). */
 /** Why an Amend changed nothing (AmendReject.reason). */
@@ -97,6 +99,8 @@ export const AmendRejectReason = {
   NotApplied: 14,
   Restarted: 15,
   Unsupported: 16,
+  /** Not sent: the clock is being re-synced with the venue's; retry shortly. */
+  ClockSkew: 17,
 } as const;
 /** Amend flags bits: which of priceTicks / qtyLots the Amend sets. */
 export const AmendFlags = { Price: 1, Qty: 2 } as const;
@@ -185,6 +189,12 @@ export const CODES = {
     source: "Venue",
     retryable: false,
     text: "product not enabled for this API key",
+  },
+  ClockSkew: {
+    code: 404,
+    source: "Venue",
+    retryable: true,
+    text: "clock outside the venue's epoch window; re-syncing",
   },
   Internal: { code: 500, source: "Engine", retryable: true, text: "internal error" },
 } as const satisfies Record<

@@ -75,6 +75,7 @@ class CancelRejectReason(IntEnum):
     UNKNOWN_ORDER = 4
     VENUE_REJECTED = 5
     THROTTLED = 6
+    CLOCK_SKEW = 7
 
 
 class AmendRejectReason(IntEnum):
@@ -94,6 +95,7 @@ class AmendRejectReason(IntEnum):
     NOT_APPLIED = 14
     RESTARTED = 15
     UNSUPPORTED = 16
+    CLOCK_SKEW = 17
 
 
 class Liquidity(IntEnum):
@@ -195,4 +197,5 @@ class Code(IntEnum):
     VENUE_REJECTED = 400
     INSUFFICIENT_BALANCE = 401
     VENUE_UNAVAILABLE = 402
+    CLOCK_SKEW = 404
     INTERNAL = 500
