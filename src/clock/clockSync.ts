@@ -56,7 +56,7 @@ export interface ClockOptions {
   windowMs?: number;
   /** While signing is refused: first re-sync after this long (ms), doubling per round. Default 250. */
   recheckMs?: number;
-  /** While signing is refused: the longest wait between re-syncs (ms). Default 2,000. */
+  /** While signing is refused: the longest wait between re-syncs (ms). Default 1,000. */
   recheckMaxMs?: number;
   /** Called with a human-readable warning (no secrets involved). Default: process.emitWarning. */
   onWarn?: (message: string, offsetMs: number) => void;
@@ -64,9 +64,15 @@ export interface ClockOptions {
   onState?: (state: ClockState, reason: string) => void;
 }
 
+/** What the order paths ask of the clock: may a signed request leave now, and when may it again. */
+export interface ClockGate {
+  readonly canSign: boolean;
+  onResume(fn: () => void): void;
+}
+
 type Opts = Required<Omit<ClockOptions, "onWarn" | "onState">> & Pick<ClockOptions, "onWarn" | "onState">;
 
-export class ClockSync {
+export class ClockSync implements ClockGate {
   offsetMs = 0;
   state: ClockState = "unsynced";
   last: ClockSample | undefined;
@@ -101,7 +107,7 @@ export class ClockSync {
       refuseMs: 60_000,
       windowMs: 5_000,
       recheckMs: 250,
-      recheckMaxMs: 2_000,
+      recheckMaxMs: 1_000,
       onWarn: (message: string) => process.emitWarning(message, "ClockWarning"),
       ...opts,
     };

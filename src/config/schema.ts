@@ -261,6 +261,24 @@ const TABLE = [
     def: 60_000,
     doc: "offset beyond which signed requests are refused",
   },
+  {
+    path: "clock.windowMs",
+    type: int(0, MS_DAY),
+    def: 5_000,
+    doc: "the venue's epoch tolerance: a 401 is put down to the clock when the re-sync it triggers shows the refused request's epoch was further than this from the venue's time",
+  },
+  {
+    path: "clock.recheckMs",
+    type: int(10, 60_000),
+    def: 250,
+    doc: "while signed requests are refused (a 401 being checked, or the clock known wrong): first re-sync after this long, doubling each round",
+  },
+  {
+    path: "clock.recheckMaxMs",
+    type: int(10, 60_000),
+    def: 1_000,
+    doc: "while signed requests are refused: the longest wait between re-syncs (trading resumes at the first plausible offset)",
+  },
   // http
   { path: "http.connections", type: int(1, 256), def: 4, doc: "keep-alive connections per host" },
   { path: "http.connectTimeoutMs", type: int(1, 60_000), def: 1_000, doc: "connect timeout" },

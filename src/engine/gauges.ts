@@ -66,6 +66,16 @@ export function registerGauges(
     () => journal?.stats.records ?? 0,
   );
   m.gauge("hftgate_clock_offset_ms", "Venue clock offset applied to epochs", () => rest.clock?.offsetMs ?? 0);
+  m.gauge(
+    "hftgate_clock_signing",
+    "1 while signed requests may leave; 0 while the clock is checked after a venue 401 or known wrong",
+    () => (rest.clock === undefined || rest.clock.canSign ? 1 : 0),
+  );
+  m.gauge(
+    "hftgate_clock_unauthorized_by_clock",
+    "Venue 401s a re-sync put down to the clock (epoch outside the venue's window)",
+    () => rest.clock?.unauthorizedStats.clock ?? 0,
+  );
 }
 
 /** Which push feeds are live (connected and trusted) for /health. */

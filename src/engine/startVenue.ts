@@ -118,7 +118,15 @@ export function createRest(
           idleMs: config.signing.presignIdleMs,
         }
       : false,
-    clock: { ...config.clock, onWarn: (msg: string) => log.warn({}, msg) },
+    clock: {
+      ...config.clock,
+      onWarn: (msg: string) => log.warn({}, msg),
+      // Signing held or resumed: what an operator needs to see when orders start or stop being refused.
+      onState: (state, reason) =>
+        state === "checking" || state === "refuse"
+          ? log.warn({ clock: state }, `clock ${state}: ${reason}; signed requests refused`)
+          : log.info({ clock: state }, `clock ${state}: ${reason}`),
+    },
     pathOverrides: {
       "hft.cancelOrder": config.venue.hftCancelPath,
       "futures.cancelOrder": config.venue.futuresCancelPath,
