@@ -6,6 +6,7 @@
  * accepted amend reaches the strategy as the store's OrderUpdate. An unanswered amend is never re-sent:
  * the resolver's query decides it (`resolveWith`).
  */
+import { ClockError, type ClockGate } from "../clock/clockSync.js";
 import type { AmendCmd, NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
@@ -20,9 +21,15 @@ import {
   TERMINAL,
 } from "../orders/index.js";
 import { monoNs } from "../protocol/clock.js";
-import { AmendFlags, AmendRejectReason, type Body } from "../protocol/schema.js";
+import { AmendFlags, AmendRejectReason, type Body, CODES } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
-import { NetworkError, OutcomeUnknownError, RateLimitedError, ResponseShapeError } from "../rest/errors.js";
+import {
+  AuthError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  ResponseShapeError,
+} from "../rest/errors.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import { type Surfaces, surfaceOf, type VenueSurface } from "../venue/surface.js";
 import type { CancelPath } from "./cancelPath.js";
@@ -31,7 +38,7 @@ import type { Owners } from "./owners.js";
 import { ReplacePath } from "./replacePath.js";
 import type { RunState } from "./runState.js";
 import { failureText, recordAnswer, recordFailure } from "./venueAnswers.js";
-import { RISK_TO_CODE, riskText } from "./wireMap.js";
+import { CLOCK_401_TEXT, RISK_TO_CODE, riskText } from "./wireMap.js";
 
 const GUARD_REASON: Readonly<Record<AmendRejectCode, number>> = {
   UNKNOWN_ORDER: AmendRejectReason.UnknownOrder,
@@ -70,6 +77,8 @@ export interface AmendPathDeps {
   placeReplacement: (session: SessionInfo, cmd: NewOrderCmd) => void;
   /** Counts refusals and answers (metrics). */
   onReject?: () => void;
+  /** The clock guard: while it refuses to sign, an Amend is refused (ClockSkew), nothing changes. */
+  clock?: ClockGate;
 }
 
 export class AmendPath {
@@ -142,6 +151,8 @@ export class AmendPath {
     });
     if (code !== null)
       return [AmendRejectReason.Risk, `${RISK_TO_CODE[code]}: ${riskText(code)}`.slice(0, 64)];
+    // It would go ahead, but would be signed with a clock the venue refuses.
+    if (d.clock !== undefined && !d.clock.canSign) return [AmendRejectReason.ClockSkew, CODES.ClockSkew.text];
     return undefined;
   }
 
@@ -216,9 +227,24 @@ export class AmendPath {
       d.resolveSoon(o);
       return;
     }
-    const text = failureText(err);
-    const reason =
-      err instanceof RateLimitedError || err instanceof NetworkError
+    if (err instanceof AuthError && err.clockExplains !== undefined) {
+      // The venue did not act on it (401); the clock decides the reason.
+      err.clockExplains.then((clock) => {
+        if (!d.run.dead) this.refused(o, err, clock);
+      });
+      return;
+    }
+    this.refused(o, err, false);
+  }
+
+  /** An amend the venue refused, or one not sent: the order is unchanged; its owner is told why. */
+  private refused(o: Order, err: unknown, clockExplains: boolean): void {
+    const d = this.d;
+    const clock = clockExplains || err instanceof ClockError;
+    const text = clockExplains ? CLOCK_401_TEXT : clock ? CODES.ClockSkew.text : failureText(err);
+    const reason = clock
+      ? AmendRejectReason.ClockSkew
+      : err instanceof RateLimitedError || err instanceof NetworkError
         ? AmendRejectReason.Throttled
         : AmendRejectReason.VenueRejected;
     this.tell(o, reason, text.slice(0, 64));

@@ -1,25 +1,34 @@
 /**
  * The cancel path: Cancel / CancelAll → the store's cancel guard (send, hold until the create is
  * acked, or refuse) → rate limiter (priority) → REST → answer or failure → store. Refusals are
- * answered with CancelReject; the final Cancelled comes from the venue sync.
+ * answered with CancelReject; the final Cancelled comes from the venue sync. While the clock guard
+ * refuses to sign, a strategy's Cancel is refused (ClockSkew, the order unchanged) and the cancels of
+ * CancelAll, Kill and cancel-on-disconnect are kept and sent once signing resumes.
  */
+import { ClockError, type ClockGate } from "../clock/clockSync.js";
 import type { Config } from "../config/load.js";
 import type { CancelCmd, SessionInfo } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
-import { type Order, type OrderStore, TERMINAL } from "../orders/index.js";
+import { cancelGuard, type Order, type OrderStore, TERMINAL } from "../orders/index.js";
 import { Ev as EV } from "../orders/status.js";
 import { monoNs } from "../protocol/clock.js";
-import { CancelAllScope, CancelRejectReason } from "../protocol/schema.js";
+import { CancelAllScope, CancelRejectReason, CODES } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
-import { NetworkError, OutcomeUnknownError, RateLimitedError, ResponseShapeError } from "../rest/errors.js";
+import {
+  AuthError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  ResponseShapeError,
+} from "../rest/errors.js";
 import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import type { Account } from "./account.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
 import { type AnswerRecordApplier, failureText, recordAnswer, recordFailure } from "./venueAnswers.js";
-import { CANCEL_REASON, cancelRejectBody } from "./wireMap.js";
+import { CANCEL_REASON, CLOCK_401_TEXT, cancelRejectBody } from "./wireMap.js";
 
 /** The cancel path's knobs, read from the config's sections (schema.ts documents each). */
 export interface CancelOptions {
@@ -40,10 +49,19 @@ export interface CancelPathDeps {
   options: CancelOptions;
   /** Asks the venue about an order soon (after a cancel answer or refusal). */
   resolveSoon: (o: Order) => void;
+  /** The clock guard: nothing is signed while it refuses; told when it signs again. */
+  clock?: ClockGate;
 }
 
 export class CancelPath {
-  constructor(private readonly d: CancelPathDeps) {}
+  /** Cancels nobody asked for one by one (CancelAll, Kill, cancel-on-disconnect): in flight, and kept
+   *  for when the clock guard signs again. Client ids. */
+  private readonly sweeping = new Set<string>();
+  private readonly kept = new Set<string>();
+
+  constructor(private readonly d: CancelPathDeps) {
+    d.clock?.onResume(() => this.sendKept());
+  }
 
   onCancel(session: SessionInfo, cmd: CancelCmd, recvNs: number): void {
     const d = this.d;
@@ -90,7 +108,22 @@ export class CancelPath {
   /** Runs the cancel guard; `tell` = answer a refusal with CancelReject (single cancels). */
   cancelOne(o: Order, recvNs: number, tell: boolean): void {
     const d = this.d;
+    if (d.clock !== undefined && !d.clock.canSign && cancelGuard(o).kind === "send") {
+      // It would be signed with a clock the venue refuses: not sent, the order stays as it is.
+      if (!tell) this.kept.add(o.clientId);
+      else {
+        d.metrics.cancelRejects.inc();
+        d.owners.toOwner(
+          o,
+          "CancelReject",
+          cancelRejectBody(o.clientOrderNo, CancelRejectReason.ClockSkew, o.exchangeId, CODES.ClockSkew.text),
+          recvNs,
+        );
+      }
+      return;
+    }
     const g = d.store.requestCancel(o.clientId);
+    if (g.kind !== "reject" && !tell) this.sweeping.add(o.clientId);
     if (g.kind === "send") this.send(o);
     else if (g.kind === "reject" && tell) {
       d.metrics.cancelRejects.inc();
@@ -102,6 +135,16 @@ export class CancelPath {
       );
     }
     // "hold": sent by release() once the create is acked.
+  }
+
+  /** Signing resumed: the kept cancels of orders still live go out (through the guard again). */
+  private sendKept(): void {
+    const ids = [...this.kept];
+    this.kept.clear();
+    for (const id of ids) {
+      const o = this.d.store.byClientId(id);
+      if (o !== undefined && !TERMINAL[o.status]) this.cancelOne(o, 0, false);
+    }
   }
 
   /** A held cancel became sendable (the store is inside apply: send after it returns). */
@@ -125,6 +168,7 @@ export class CancelPath {
 
   private throttled(o: Order, r: Rejected): void {
     const d = this.d;
+    this.sweeping.delete(o.clientId);
     d.store.cancelOutcome(o.clientId, EV.CancelRejected, undefined, `throttled: ${r.reason}`);
     d.metrics.cancelRejects.inc();
     d.owners.toOwner(
@@ -167,6 +211,7 @@ export class CancelPath {
   private answered(o: Order, cls: LimitClass, res: unknown, sentNs: number): void {
     const d = this.d;
     if (d.run.dead) return;
+    this.sweeping.delete(o.clientId);
     const rtt = monoNs() - sentNs;
     d.metrics.exchangeRtt.record(rtt);
     recordAnswer(d.limiter, d.journal, o, "cancel", cls, res, rtt);
@@ -183,11 +228,27 @@ export class CancelPath {
     if (d.run.dead) return;
     recordFailure(d.limiter, d.journal, o, "cancel", cls, err, sentNs);
     if (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError) {
+      this.sweeping.delete(o.clientId);
       d.store.cancelOutcome(o.clientId, EV.CancelOutcomeUnknown);
       d.resolveSoon(o);
       return;
     }
-    const text = failureText(err);
+    if (err instanceof AuthError && err.clockExplains !== undefined) {
+      // The venue did not act on it (401); the clock decides whether it is kept or refused.
+      err.clockExplains.then((clock) => {
+        if (!d.run.dead) this.refused(o, err, clock);
+      });
+      return;
+    }
+    this.refused(o, err, false);
+  }
+
+  /** A cancel the venue refused, or one not sent: the order is as it was; its owner is told why. */
+  private refused(o: Order, err: unknown, clockExplains: boolean): void {
+    const d = this.d;
+    const swept = this.sweeping.delete(o.clientId);
+    const clock = clockExplains || err instanceof ClockError;
+    const text = clockExplains ? CLOCK_401_TEXT : clock ? CODES.ClockSkew.text : failureText(err);
     // A cancel-replace's cancel: the amend path answers the strategy (AmendReject), not a CancelReject.
     const replacing = o.replacedBy > 0;
     d.store.cancelOutcome(o.clientId, EV.CancelRejected, undefined, text);
@@ -195,9 +256,16 @@ export class CancelPath {
       if (!TERMINAL[o.status]) d.resolveSoon(o);
       return;
     }
+    if (clock && swept) {
+      // A sweep's cancel (CancelAll, Kill, cancel-on-disconnect): sent again once the clock signs.
+      if (d.clock?.canSign) this.cancelOne(o, 0, false);
+      else this.kept.add(o.clientId);
+      return;
+    }
     d.metrics.cancelRejects.inc();
-    const reason =
-      err instanceof RateLimitedError || err instanceof NetworkError
+    const reason = clock
+      ? CancelRejectReason.ClockSkew
+      : err instanceof RateLimitedError || err instanceof NetworkError
         ? CancelRejectReason.Throttled
         : CancelRejectReason.VenueRejected;
     d.owners.toOwner(
@@ -206,6 +274,6 @@ export class CancelPath {
       cancelRejectBody(o.clientOrderNo, reason, o.exchangeId, text.slice(0, 64)),
     );
     // The venue refused: it may know something we do not (filled, expiring). Ask it.
-    if (!TERMINAL[o.status]) d.resolveSoon(o);
+    if (!clock && !TERMINAL[o.status]) d.resolveSoon(o);
   }
 }

@@ -5,15 +5,17 @@
  */
 
 import type { Logger } from "pino";
-import { ClockError } from "../clock/clockSync.js";
+import { ClockError, type ClockGate } from "../clock/clockSync.js";
 import type { Config } from "../config/load.js";
 import type { NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
 import { type Order, type OrderStore, TERMINAL } from "../orders/index.js";
 import { monoNs } from "../protocol/clock.js";
+import { CODES } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
 import {
+  AuthError,
   InvalidRequestError,
   isNotAllowlisted,
   NetworkError,
@@ -32,6 +34,7 @@ import type { Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
 import { type AnswerRecordApplier, recordAnswer, recordFailure, recordThrottled } from "./venueAnswers.js";
 import {
+  CLOCK_401_TEXT,
   RISK_TO_CODE,
   rejectBody,
   riskText,
@@ -68,6 +71,8 @@ export interface CreatePathDeps {
   ready: () => boolean;
   /** Asks the venue about an order soon (unknown outcome, eager HFT query). */
   resolveSoon: (o: Order) => void;
+  /** The clock guard: while it refuses to sign, new orders are refused (ClockSkew, retryable). */
+  clock?: ClockGate;
 }
 
 export class CreatePath {
@@ -82,6 +87,12 @@ export class CreatePath {
     const sid = session.sessionId;
     if (!d.run.accepting) {
       sink.send(sid, "Reject", rejectBody(cmd.clOrdNo, "VenueUnavailable", "gateway shutting down"), recvNs);
+      m.outcomes.rejected_engine.inc();
+      return;
+    }
+    if (d.clock !== undefined && !d.clock.canSign) {
+      // Signed with a clock the venue refuses, it would come back 401: refused here, nothing created.
+      sink.send(sid, "Reject", rejectBody(cmd.clOrdNo, "ClockSkew"), recvNs);
       m.outcomes.rejected_engine.inc();
       return;
     }
@@ -310,8 +321,27 @@ export class CreatePath {
       d.store.rejectCreate(o.clientId, "429");
       return;
     }
-    let code: "VenueRejected" | "VenueUnavailable" | "InsufficientBalance" | "BadPrice" | "NotAllowlisted" =
-      "VenueRejected";
+    if (err instanceof AuthError && err.clockExplains !== undefined) {
+      // [assumed] A 401 is a definite reject: the venue would not authenticate the create, so it was
+      // not placed. Whether the clock explains it decides the code (a re-sync is deciding now).
+      err.clockExplains.then((clock) => {
+        if (!d.run.dead) this.rejected(o, err, clock);
+      });
+      return;
+    }
+    this.rejected(o, err, false);
+  }
+
+  /** Tells the strategy a create was refused (by the venue, or here before sending) and records it. */
+  private rejected(o: Order, err: unknown, clockExplains: boolean): void {
+    const d = this.d;
+    let code:
+      | "VenueRejected"
+      | "VenueUnavailable"
+      | "InsufficientBalance"
+      | "BadPrice"
+      | "NotAllowlisted"
+      | "ClockSkew" = "VenueRejected";
     let text: string;
     if (err instanceof ValidationError) {
       text = err.exchangeMessage || err.message;
@@ -319,9 +349,13 @@ export class CreatePath {
       if (isNotAllowlisted(err)) code = "NotAllowlisted";
       else if (/balance|margin/i.test(text)) code = "InsufficientBalance";
       d.risk.recordVenueReject();
-    } else if (err instanceof NetworkError || err instanceof ClockError) {
+    } else if (err instanceof NetworkError) {
       code = "VenueUnavailable";
-      text = (err as Error).message;
+      text = err.message;
+    } else if (err instanceof ClockError || clockExplains) {
+      // Retryable: nothing was placed, and signing resumes by itself once the clock is re-synced.
+      code = "ClockSkew";
+      text = clockExplains ? CLOCK_401_TEXT : CODES.ClockSkew.text;
     } else if (err instanceof InvalidRequestError) {
       code = "BadPrice";
       text = err.message;
@@ -329,13 +363,10 @@ export class CreatePath {
       text = (err as Error)?.message ?? String(err);
     }
     const recvNs = d.notifier.answeredLocally(o.clientId);
-    d.owners.toOwner(
-      o,
-      "Reject",
-      rejectBody(o.clientOrderNo, code, text.slice(0, 64), code === "VenueUnavailable"),
-      recvNs,
-    );
-    d.metrics.outcomes[code === "VenueUnavailable" ? "rejected_engine" : "rejected_venue"].inc();
+    const retryable = code === "VenueUnavailable" || code === "ClockSkew";
+    d.owners.toOwner(o, "Reject", rejectBody(o.clientOrderNo, code, text.slice(0, 64), retryable), recvNs);
+    const local = code === "VenueUnavailable" || err instanceof ClockError;
+    d.metrics.outcomes[local ? "rejected_engine" : "rejected_venue"].inc();
     d.store.rejectCreate(o.clientId, text);
   }
 }

@@ -11,6 +11,7 @@
  *   control.ts     kill switch, trading states
  */
 import type { Logger } from "pino";
+import type { ClockGate } from "../clock/clockSync.js";
 import type { Config } from "../config/load.js";
 import type {
   AmendCmd,
@@ -84,6 +85,8 @@ export interface EngineDeps {
   options: EngineOptions;
   /** What the engine asks of the parts built around it (venue sync, feeds); all optional. */
   links?: EngineLinks;
+  /** The clock guard of the REST stack (absent: signing is never refused by the clock). */
+  clock?: ClockGate;
 }
 
 /**
@@ -162,7 +165,13 @@ export class Engine implements GatewayEngine, OrderListener {
       ),
       futures: new FuturesSurface(d.client, d.options.venue.futuresPollMs ?? 3_000),
     };
-    const common = { client: d.client, limiter: d.limiter, journal: d.journal, metrics: d.metrics };
+    const common = {
+      client: d.client,
+      limiter: d.limiter,
+      journal: d.journal,
+      metrics: d.metrics,
+      clock: d.clock,
+    };
     this.creates = new CreatePath({
       ...common,
       book: d.instruments,

@@ -180,6 +180,7 @@ async function boot(
     metrics,
     log,
     options: tradeConfig,
+    clock: rest.clock,
     // The venue sync and the feeds are built around the engine (below); these run only once they are.
     links: {
       resolveSoon: (o) => sync.resolveSoon(o),

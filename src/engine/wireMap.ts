@@ -90,6 +90,9 @@ export const CANCEL_REASON: Readonly<Record<CancelRejectCode, number>> = {
   UNKNOWN_ORDER: CancelRejectReason.UnknownOrder,
 };
 
+/** What a strategy is told when the venue's 401 is put down to the clock (the refused request). */
+export const CLOCK_401_TEXT = "venue answered 401: epoch outside its window; re-syncing";
+
 export function riskText(code: RiskRejectCode): string {
   return RISK_REJECTS[code];
 }
