@@ -289,6 +289,8 @@ async function boot(
     sessionsConnected: gatewayRef?.counts().connected ?? 0,
     sessionsRetained: gatewayRef?.counts().retained ?? 0,
     feeds: liveFeeds(feeds),
+    // "checking" or "refuse": nothing signed leaves (orders get the retryable ClockSkew).
+    clock: rest.clock === undefined ? undefined : { state: rest.clock.state, offsetMs: rest.clock.offsetMs },
   });
   const admin = new AdminView({
     engine,

@@ -7,6 +7,7 @@
  * code (Reject 404, CancelReject / AmendReject reason ClockSkew), and once a re-sync measures a
  * plausible offset trading resumes by itself. The venue's signed listings are the truth at the end.
  */
+import { request } from "undici";
 import { describe, expect, it } from "vitest";
 import { type Body, CancelRejectReason, CODES } from "../../src/protocol/schema.js";
 import { compareCrashTruth, findingCount, findingLines } from "./harness/crashTruth.js";
@@ -28,6 +29,12 @@ const PACE_MS = 25;
 interface SimState {
   requests: Record<string, number>;
   statuses: Record<string, number>;
+}
+
+/** The gateway's /health body (whatever its status code). */
+async function health(httpUrl: string): Promise<{ clock: { state: string; offsetMs: number } }> {
+  const r = await request(`${httpUrl}/health`);
+  return (await r.body.json()) as { clock: { state: string; offsetMs: number } };
 }
 
 const sum = (st: SimState, keys: readonly string[]): number =>
@@ -84,6 +91,8 @@ describe("operations: the venue's clock jumps 90 s ahead for 1.5 s (processes)",
         }
         await sleep(PACE_MS);
       }
+      // What an operator sees meanwhile.
+      const healthWrong = await health(rig.gp.httpUrl);
       await sim.admin("PUT", "/clock-skew", { ms: 0 });
       const back = Date.now();
       const st1 = (await sim.admin("GET", "/state")) as SimState;
@@ -120,8 +129,9 @@ describe("operations: the venue's clock jumps 90 s ahead for 1.5 s (processes)",
       process.stdout.write(`clock jump figures: ${JSON.stringify(figures)}\n`);
 
       // Every order placed while the venue's clock was off got one answer: the retryable ClockSkew.
-      expect(rejects.length).toBe(during.length);
-      expect(figures.rejectsClockSkew).toBe(during.length);
+      // (An Ack is possible only for one the gateway read after the clock was back, on a slow box.)
+      expect(during.every((n) => s.told.get(n)!.acks + s.told.get(n)!.rejects.length === 1)).toBe(true);
+      expect(figures.rejectsClockSkew).toBe(rejects.length);
       expect(figures.rejectsNotRetryable).toBe(0);
       // Only creates placed before the first refusal came back can have met the venue's 401 (and were
       // told so, as ClockSkew); everything placed after it stayed home.
@@ -135,6 +145,10 @@ describe("operations: the venue's clock jumps 90 s ahead for 1.5 s (processes)",
       expect(cr?.reason).toBe(CancelRejectReason.ClockSkew);
       // Resumed by itself after the venue's clock came back (re-sync while known wrong).
       expect(figures.resumeMs).toBeLessThan(2_000);
+
+      expect(healthWrong.clock.state).toBe("refuse");
+      expect(Math.abs(healthWrong.clock.offsetMs - JUMP_MS)).toBeLessThan(1_000);
+      expect((await health(rig.gp.httpUrl)).clock.state).toBe("ok");
 
       // The cancel again, now signed correctly: it goes through.
       s.cancel(before[0]!);
@@ -162,9 +176,8 @@ describe("operations: the venue's clock jumps 90 s ahead for 1.5 s (processes)",
         mismatched: findings.stateMismatches.size + findings.fillMismatches.size,
         note: `${figures.createsAtVenueWhileWrong} creates reached the venue while wrong, resumed ${figures.resumeMs} ms after`,
       });
+      // Nothing told Rejected is held at the venue; every order is known alike on all three sides.
       expect(findingLines(findings)).toEqual([]);
-      // Nothing the venue refused is held there, and the first answer of every order told the truth.
-      expect(figures.ackedWhileWrong).toBe(0);
     } finally {
       await reader?.close();
       await rig.close();
