@@ -128,7 +128,7 @@ export class AmendPath {
     qty: number,
   ): readonly [number, string] | undefined {
     const d = this.d;
-    if (!d.run.accepting) return [AmendRejectReason.NotWorking, "gateway shutting down"];
+    if (!d.run.accepting) return [AmendRejectReason.ShuttingDown, "gateway shutting down"];
     const mode = surfaceOf(d.surfaces, o).amend ?? "none";
     if (mode === "none") return [AmendRejectReason.Unsupported, "this venue has no amend"];
     if (mode === "native" && cmd.newClOrdNo !== 0)

@@ -86,7 +86,8 @@ export class CreatePath {
     const sink = d.owners.sessions;
     const sid = session.sessionId;
     if (!d.run.accepting) {
-      sink.send(sid, "Reject", rejectBody(cmd.clOrdNo, "VenueUnavailable", "gateway shutting down"), recvNs);
+      // Draining for a stop: retryable, with its own code (another instance, or this one restarted).
+      sink.send(sid, "Reject", rejectBody(cmd.clOrdNo, "ShuttingDown"), recvNs);
       m.outcomes.rejected_engine.inc();
       return;
     }

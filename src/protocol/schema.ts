@@ -101,6 +101,8 @@ export const AmendRejectReason = {
   Unsupported: 16,
   /** Not sent: the clock is being re-synced with the venue's; retry shortly. */
   ClockSkew: 17,
+  /** Not sent: the gateway is stopping (draining); amend again after its restart. */
+  ShuttingDown: 18,
 } as const;
 /** Amend flags bits: which of priceTicks / qtyLots the Amend sets. */
 export const AmendFlags = { Price: 1, Qty: 2 } as const;
@@ -197,6 +199,7 @@ export const CODES = {
     text: "clock outside the venue's epoch window; re-syncing",
   },
   Internal: { code: 500, source: "Engine", retryable: true, text: "internal error" },
+  ShuttingDown: { code: 501, source: "Engine", retryable: true, text: "gateway shutting down" },
 } as const satisfies Record<
   string,
   { code: number; source: keyof typeof RejectSource; retryable: boolean; text: string }

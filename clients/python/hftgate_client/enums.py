@@ -96,6 +96,7 @@ class AmendRejectReason(IntEnum):
     RESTARTED = 15
     UNSUPPORTED = 16
     CLOCK_SKEW = 17
+    SHUTTING_DOWN = 18
 
 
 class Liquidity(IntEnum):
@@ -199,3 +200,4 @@ class Code(IntEnum):
     VENUE_UNAVAILABLE = 402
     CLOCK_SKEW = 404
     INTERNAL = 500
+    SHUTTING_DOWN = 501
