@@ -66,7 +66,7 @@ export function banner(h: EngineHandle, stateFile: string): string {
     `  health       ${h.httpUrl}/health   metrics ${h.httpUrl}/metrics`,
     `  demo         npm run demo   (reads ${stateFile})`,
     `               or: hftgate demo --url ${h.url} --token <token>`,
-    "  stop         Ctrl-C",
+    "  stop         Ctrl-C (drains in-flight orders first; twice: at once)",
     "",
   ].join("\n");
 }
@@ -95,18 +95,15 @@ export const run = command(spec, async (args) => {
   process.stdout.write(banner(handle, stateFile));
   const h = handle;
   const file = stateFile;
+  const { onStopSignals } = await import("../engine/stopSignals.js");
   return new Promise<number>((resolve) => {
-    const onSignal = (sig: NodeJS.Signals) => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      void h.stop(sig).then(() => {
-        rmSync(file, { force: true });
-        resolve(0);
-        // Everything is flushed and closed; do not wait for idle keep-alive sockets to time out.
-        setTimeout(() => process.exit(0), 100).unref();
-      });
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
+    // The first signal drains (docs/operator.md); a second one exits at once with 128 + its number.
+    onStopSignals(h, (code) => {
+      rmSync(file, { force: true });
+      resolve(code);
+      if (code !== 0) process.exit(code);
+      // Everything is flushed and closed; do not wait for idle keep-alive sockets to time out.
+      setTimeout(() => process.exit(0), 100).unref();
+    });
   });
 });

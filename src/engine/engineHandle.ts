@@ -30,7 +30,7 @@ export interface StartOptions {
    * start after the journal replay and its resolution, and stop at shutdown.
    */
   feeds?: (ctx: FeedContext) => VenueFeed[];
-  /** Install SIGINT/SIGTERM handlers that stop the engine (the `start` command does). */
+  /** Install SIGINT/SIGTERM handlers: the first drains and stops, a second exits at once (stopSignals.ts). */
   handleSignals?: boolean;
 }
 
@@ -74,6 +74,12 @@ export interface EngineHandle {
    * rules as over the WebSocket. Not yet connected: call `connect()`. Token: the user token unless given.
    */
   client(opts: InProcessClientOptions): GatewayClient;
-  /** Graceful stop; idempotent; resolves within `shutdown.timeoutMs`. */
+  /**
+   * Graceful stop = drain (docs/operator.md): refuse new orders, wait for every in-flight request's
+   * answer, apply cancel-on-disconnect, close every connection with 1001; idempotent; resolves within
+   * `shutdown.timeoutMs`.
+   */
   stop(reason?: string): Promise<void>;
+  /** A stop that will not wait for the drain (a second signal): journals why, synchronously. */
+  forceStop(why: string): void;
 }

@@ -35,10 +35,11 @@ import { type InstrumentBook, listableCategories, loadInstruments } from "./inst
 import { startMarketData } from "./marketData.js";
 import { EngineMetrics } from "./metrics.js";
 import { chronological, type ReplaySummary, replayInto } from "./recovery.js";
-import { shutdownInOrder } from "./shutdown.js";
+import { noteForcedStop, shutdownInOrder } from "./shutdown.js";
 import { loadPositions } from "./startPositions.js";
 import { StartupError } from "./startupError.js";
 import { createRest, startVenue } from "./startVenue.js";
+import { onStopSignals } from "./stopSignals.js";
 import { StreamsFeed } from "./streamsFeed.js";
 import { ToldLedger, tellWhatWasDue } from "./toldVsKnown.js";
 import { venueRead } from "./venueReads.js";
@@ -374,6 +375,7 @@ async function boot(
       riskTimer,
       engine,
       journal,
+      connections: gateway,
       gateway: async () => {
         await gateway.close();
         gatewayRef = undefined;
@@ -389,13 +391,8 @@ async function boot(
       stopNats,
     });
 
-  if (opts.handleSignals) {
-    const onSignal = (sig: string) => {
-      void stop(sig).then(() => process.exit(0));
-    };
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
-  }
+  const forceStop = (why: string) => noteForcedStop(why, journal, log);
+  if (opts.handleSignals) onStopSignals({ stop, forceStop }, (code) => process.exit(code));
 
   const httpHost = config.gateway.host.includes(":") ? `[${config.gateway.host}]` : config.gateway.host;
   return {
@@ -423,5 +420,6 @@ async function boot(
     ready: isReady,
     client: (o) => inProcessClient(local, token, o),
     stop,
+    forceStop,
   };
 }

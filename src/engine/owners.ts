@@ -42,6 +42,8 @@ export class Owners {
   private readonly outbox = new Map<number, { name: EngineMessage; body: Body<EngineMessage> }[]>();
   private readonly restartCod = new Map<string, number>();
   private readonly codTimers = new Set<NodeJS.Timeout>();
+  /** Owners whose restart cancel-on-disconnect is armed and has not fired. */
+  private readonly codArmed = new Set<number>();
 
   constructor(private readonly d: OwnersDeps) {}
 
@@ -83,6 +85,7 @@ export class Owners {
     this.sink = NOOP_SINK;
     for (const t of this.codTimers) clearTimeout(t);
     this.codTimers.clear();
+    this.codArmed.clear();
   }
 
   get sessions(): SessionSink {
@@ -189,8 +192,10 @@ export class Owners {
       const owner = this.ownerOf(name);
       if (this.d.store.liveOrders(owner).length === 0) continue;
       armed++;
+      this.codArmed.add(owner);
       const t = setTimeout(() => {
         this.codTimers.delete(t);
+        this.codArmed.delete(owner);
         if (this.d.run.dead || this.ownerToSession.has(owner)) return; // it came back: its policy applies again
         const list = this.d.store.liveOrders(owner);
         this.d.log.info(
@@ -205,5 +210,10 @@ export class Owners {
     }
     this.restartCod.clear();
     return armed;
+  }
+
+  /** Owners armed by `armRestartCod` that have not logged on again and whose grace has not run out. */
+  restartCodPending(): number[] {
+    return [...this.codArmed].filter((owner) => !this.ownerToSession.has(owner));
   }
 }

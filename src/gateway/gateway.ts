@@ -349,6 +349,19 @@ export class Gateway implements SessionSink {
     this.table.detachJournal();
   }
 
+  /**
+   * The end of a drain: every connection, on every transport, gets the frames it is owed that the
+   * journal holds, then its close with 1001 (going away); named sessions stay resumable. Resolves with
+   * how many were closed once the peers have answered, or after `waitMs`.
+   */
+  async goAway(waitMs: number): Promise<number> {
+    const open = [...this.links].filter((l) => !l.closed);
+    for (const l of open) this.drop(l, "shutdown", CLOSE.Shutdown, "gateway shutting down");
+    const until = Date.now() + waitMs;
+    while (this.links.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    return open.length;
+  }
+
   /** Serves the same sessions over one more transport (same rules: logon, seq, resume, heartbeats, COD). */
   async addTransport(start: TransportStarter): Promise<RunningTransport> {
     const t = await start(this.handlers);
