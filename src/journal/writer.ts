@@ -7,6 +7,10 @@
  *   none      the OS decides (survives a process crash, not a power cut);
  *   interval  fdatasync every `intervalMs` while there is unsynced data;
  *   every     fdatasync after every batch; `flush()` resolves only after it.
+ * A write the kernel refuses (disk full, file size limit, I/O error) is not lost and not skipped: what
+ * it did not write is kept, appends keep buffering in memory, nothing counts as durable, and the write
+ * is retried every `retryIntervalMs` until it succeeds (`onError` once, then `onRecover`). Only the
+ * unwritten remainder is retried, so a partial write never leaves a repeated byte in the file.
  */
 import {
   chmodSync,
@@ -14,6 +18,7 @@ import {
   existsSync,
   fchmodSync,
   fdatasync,
+  fdatasyncSync,
   fstatSync,
   mkdirSync,
   openSync,
@@ -53,8 +58,16 @@ export interface JournalOptions {
   readonly now?: () => number;
   /** Non-fatal problems (a journal directory that could not be made owner-only); default process.emitWarning. */
   readonly onWarning?: (msg: string) => void;
-  /** Write errors are reported here (the journal keeps buffering); default: throw asynchronously. */
+  /**
+   * A write (or fdatasync) failed: reported once per failure (in a microtask, never inside the call
+   * that wrote), then the journal keeps buffering and retries every `retryIntervalMs`; default: throw
+   * asynchronously.
+   */
   readonly onError?: (err: Error) => void;
+  /** The retried write succeeded: everything appended meanwhile follows in order. */
+  readonly onRecover?: () => void;
+  /** Retry interval while writes fail; default 1000 ms. */
+  readonly retryIntervalMs?: number;
   /**
    * "sync" (default): each batch is handed to the kernel with writeSync/writevSync on the event loop
    * (a page-cache copy of a few hundred bytes, ~2 µs) instead of a libuv thread-pool round trip, which
@@ -134,7 +147,16 @@ export class Journal {
   private waiters: { seq: number; durable: boolean; resolve: () => void }[] = [];
   /** onDurable callbacks, by the sequence number they wait for. */
   private durableCbs: { seq: number; cb: () => void }[] = [];
-  private failed = false;
+  /** Why writes fail now; undefined while they succeed. */
+  private failed: Error | undefined = undefined;
+  /** Bytes of the failed batch the kernel did not take, in order, and the sequence number it ends at. */
+  private unwritten: Buffer[] = [];
+  private unwrittenUpto = 0;
+  /** The failure was an fdatasync: the retry syncs again. */
+  private syncFailed = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** Called back when writes fail (close() stops waiting for a sync that cannot come). */
+  private failWaiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly flushCb = () => {
@@ -168,6 +190,11 @@ export class Journal {
   /** Last sequence number handed out. */
   get lastSeq(): number {
     return this.seq;
+  }
+
+  /** Why the journal cannot write now (nothing it holds since is durable), or undefined. */
+  get failure(): Error | undefined {
+    return this.failed;
   }
 
   command(r: CommandInput): number {
@@ -209,16 +236,16 @@ export class Journal {
   /**
    * Hands what was appended so far to the kernel now, on the caller's turn (writeMode "sync"), and
    * says whether it is then durable under the policy: written for "none" and an interval, fdatasync'd
-   * for "every" (so false until that sync completes: wait with `onDurable`). After a write failure it
-   * answers true: the journal no longer holds anything back (the failure was reported to onError).
+   * for "every" (so false until that sync completes: wait with `onDurable`). False while writes fail:
+   * nothing appended since is durable until a retry succeeds.
    */
   flushSync(): boolean {
-    if (this.failed) return true;
+    if (this.failed !== undefined) return false;
     if (this.seq > this.writtenSeq && !this.writing && this.opts.writeMode !== "async") this.flushNow();
     return (this.fsync === "every" ? this.syncedSeq : this.writtenSeq) >= this.seq;
   }
 
-  /** Calls `cb` once everything appended so far is durable as `flushSync` means it (or writing failed). */
+  /** Calls `cb` once everything appended so far is durable as `flushSync` means it (after a failure: once a retry succeeded). */
   onDurable(cb: () => void): void {
     if (this.flushSync()) {
       cb();
@@ -228,14 +255,29 @@ export class Journal {
     if (this.seq > this.writtenSeq) this.flushNow();
   }
 
-  /** Flushes, syncs and closes the file. Appends after close throw. */
+  /**
+   * Flushes, syncs and closes the file. Appends after close throw. While writes fail it tries once
+   * more; what still cannot be written is reported (onWarning) and dropped with the process.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.sync();
+    if (this.failed !== undefined) this.retryNow();
+    if (this.failed === undefined)
+      await new Promise<void>((resolve) => {
+        this.failWaiters.push(resolve);
+        this.waitFor(true).then(resolve);
+      });
     this.closed = true;
     if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.retryTimer !== undefined) clearInterval(this.retryTimer);
     // An fdatasync started after the one awaited (by a later batch) must end before the fd does.
     while (this.syncing) await new Promise((r) => setTimeout(r, 1));
+    if (this.failed !== undefined) {
+      const lost = this.seq - (this.syncFailed ? this.syncedSeq : this.writtenSeq);
+      (this.opts.onWarning ?? ((m) => process.emitWarning(m)))(
+        `journal closed while it could not write (${this.failed.message}): its last ${lost} record(s) may be missing`,
+      );
+    }
     closeSync(this.fd);
     this.fd = -1;
   }
@@ -279,15 +321,17 @@ export class Journal {
   }
 
   private flushNow(): void {
-    if (this.writing || this.fd < 0) return;
+    // While writes fail only the retry timer writes (what failed first, then the rest, in order).
+    if (this.writing || this.fd < 0 || this.failed !== undefined) return;
     const upto = this.seq;
-    let data: Buffer[] | string;
+    let data: Buffer[];
     if (this.format === "ndjson") {
       if (this.strs.length === 0) {
         this.afterWrite();
         return;
       }
-      data = this.strs.length === 1 ? this.strs[0]! : this.strs.join("");
+      // As bytes: a partial write's remainder is exact.
+      data = [Buffer.from(this.strs.length === 1 ? this.strs[0]! : this.strs.join(""), "utf8")];
       this.strs = [];
     } else {
       if (this.chunkOff > this.chunkStart) {
@@ -304,32 +348,82 @@ export class Journal {
     this.rotateIfNeeded();
     const done = (err: NodeJS.ErrnoException | null, n: number) => {
       this.writing = false;
-      if (err !== null) {
-        this.fail(err);
+      this.stats.bytes += n;
+      if (err !== null || n < byteLength(data)) {
+        // The kernel took `n` bytes: the rest is kept and retried (a short write is retried at once).
+        this.unwritten = skipBytes(data, n);
+        this.unwrittenUpto = upto;
+        if (err !== null) this.fail(err);
+        else this.retryShort();
         return;
       }
       this.stats.writes++;
-      this.stats.bytes += n;
       this.writtenSeq = upto;
       this.afterWrite();
     };
     if (this.opts.writeMode === "async") {
       this.writing = true;
-      if (typeof data === "string") write(this.fd, data, null, "utf8", done);
+      if (data.length === 1) write(this.fd, data[0]!, 0, data[0]!.length, null, done);
       else writev(this.fd, data, done);
       return;
     }
-    let n = 0;
-    try {
-      n =
-        typeof data === "string"
-          ? writeAllSync(this.fd, Buffer.from(data, "utf8"))
-          : writevAllSync(this.fd, data);
-    } catch (err) {
-      done(err as NodeJS.ErrnoException, 0);
+    const r = writeAllSync(this.fd, data);
+    done(r.err, r.n);
+  }
+
+  /** An asynchronous write took part of the batch without an error: write the rest now, synchronously. */
+  private retryShort(): void {
+    const r = writeAllSync(this.fd, this.unwritten);
+    this.stats.bytes += r.n;
+    if (r.err !== null) {
+      this.unwritten = skipBytes(this.unwritten, r.n);
+      this.fail(r.err);
       return;
     }
-    done(null, n);
+    this.unwritten = [];
+    this.stats.writes++;
+    this.writtenSeq = this.unwrittenUpto;
+    this.afterWrite();
+  }
+
+  /**
+   * The retry while writes fail: the failed batch's remainder, then (a failed fdatasync) a sync; on
+   * success the journal is healthy again and writes what was appended meanwhile.
+   */
+  private retryNow(): void {
+    const failed = this.failed;
+    if (failed === undefined || this.writing || this.fd < 0) return;
+    if (this.unwritten.length > 0) {
+      const r = writeAllSync(this.fd, this.unwritten);
+      this.stats.bytes += r.n;
+      this.unwritten = skipBytes(this.unwritten, r.n);
+      if (r.err !== null) {
+        this.failed = r.err;
+        return;
+      }
+      this.stats.writes++;
+      this.writtenSeq = this.unwrittenUpto;
+    }
+    if (this.syncFailed) {
+      try {
+        // [assumed] after a failed fdatasync the kernel may have dropped the dirty pages; a later
+        // successful sync covers what was written since, which is all a retry can establish.
+        fdatasyncSync(this.fd);
+      } catch (err) {
+        this.failed = err as Error;
+        return;
+      }
+      this.syncFailed = false;
+      this.stats.syncs++;
+      this.syncedSeq = this.writtenSeq;
+    }
+    this.failed = undefined;
+    if (this.retryTimer !== undefined) clearInterval(this.retryTimer);
+    this.retryTimer = undefined;
+    const onRecover = this.opts.onRecover;
+    if (onRecover !== undefined) queueMicrotask(onRecover);
+    this.afterWrite();
+    if (this.seq > this.writtenSeq) this.flushNow();
   }
 
   /** After a write (or nothing to write): sync if the policy or a waiter asks, settle the rest. */
@@ -357,6 +451,7 @@ export class Journal {
     fdatasync(this.fd, (err) => {
       this.syncing = false;
       if (err !== null) {
+        this.syncFailed = true;
         this.fail(err);
         return;
       }
@@ -367,7 +462,7 @@ export class Journal {
   }
 
   private syncIfDirty(): void {
-    if (this.fd < 0 || this.syncedSeq >= this.writtenSeq) return;
+    if (this.fd < 0 || this.failed !== undefined || this.syncedSeq >= this.writtenSeq) return;
     this.doSync();
   }
 
@@ -382,17 +477,24 @@ export class Journal {
     }
     if (this.durableCbs.length > 0) {
       const upto = this.fsync === "every" ? this.syncedSeq : this.writtenSeq;
-      const ready = this.durableCbs.filter((d) => d.seq <= upto || this.failed);
+      const ready = this.durableCbs.filter((d) => d.seq <= upto);
       if (ready.length === 0) return;
-      this.durableCbs = this.durableCbs.filter((d) => d.seq > upto && !this.failed);
+      this.durableCbs = this.durableCbs.filter((d) => d.seq > upto);
       for (const d of ready) d.cb();
     }
   }
 
+  /** Writes fail: nothing more is durable until `retryNow` succeeds; reported once per failure. */
   private fail(err: Error): void {
-    this.failed = true;
-    this.settle();
-    if (this.opts.onError !== undefined) this.opts.onError(err);
+    const first = this.failed === undefined;
+    this.failed = err;
+    if (!first) return;
+    this.retryTimer = setInterval(() => this.retryNow(), Math.max(1, this.opts.retryIntervalMs ?? 1_000));
+    this.retryTimer.unref();
+    for (const w of this.failWaiters.splice(0)) w();
+    // Reported after the caller's stack (often a flushSync inside a send) has unwound.
+    const onError = this.opts.onError;
+    if (onError !== undefined) queueMicrotask(() => onError(err));
     else
       setImmediate(() => {
         throw err;
@@ -434,27 +536,43 @@ export class Journal {
   }
 }
 
-/** writeSync until every byte is in (a regular file takes all at once unless the disk is full). */
-function writeAllSync(fd: number, buf: Buffer): number {
-  let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off);
-  return off;
+function byteLength(bufs: readonly Buffer[]): number {
+  let n = 0;
+  for (const b of bufs) n += b.length;
+  return n;
 }
 
-function writevAllSync(fd: number, bufs: Buffer[]): number {
-  let total = 0;
-  for (const b of bufs) total += b.length;
-  const n = writevSync(fd, bufs);
-  if (n === total) return n;
-  // Partial write: finish the remainder buffer by buffer.
+/** What is left of `bufs` after its first `n` bytes (views, no copy). */
+function skipBytes(bufs: readonly Buffer[], n: number): Buffer[] {
+  const out: Buffer[] = [];
   let skip = n;
   for (const b of bufs) {
     if (skip >= b.length) {
       skip -= b.length;
       continue;
     }
-    writeAllSync(fd, skip > 0 ? b.subarray(skip) : b);
+    out.push(skip > 0 ? b.subarray(skip) : b);
     skip = 0;
   }
-  return total;
+  return out;
+}
+
+/**
+ * Writes `bufs` in order until every byte is in or the kernel refuses (a regular file takes all at
+ * once unless the disk is full or the file may not grow); returns the bytes written and the refusal.
+ */
+function writeAllSync(fd: number, bufs: readonly Buffer[]): { n: number; err: NodeJS.ErrnoException | null } {
+  const total = byteLength(bufs);
+  let n = 0;
+  try {
+    n = bufs.length === 1 ? writeSync(fd, bufs[0]!) : writevSync(fd, bufs as Buffer[]);
+    while (n < total) {
+      // Partial write: the remainder buffer by buffer; the next refusal throws.
+      const rest = skipBytes(bufs, n)[0]!;
+      n += writeSync(fd, rest);
+    }
+  } catch (err) {
+    return { n, err: err as NodeJS.ErrnoException };
+  }
+  return { n, err: null };
 }
