@@ -5,7 +5,6 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Instrument } from "../domain/types.js";
-import type { SessionInput } from "../journal/records.js";
 import { monoNs } from "../protocol/clock.js";
 import { type C2GMessage, decodeC2G, encodeG2C } from "../protocol/codec.js";
 import {
@@ -26,6 +25,7 @@ import {
   Surface as WireSurface,
   WS_PATH,
 } from "../protocol/schema.js";
+import { DurableGate, type SessionJournal } from "./durableGate.js";
 import type {
   DisconnectReason,
   EngineMessage,
@@ -96,15 +96,7 @@ export interface GatewayConfig {
   marketDataMaxBufferedBytes?: number;
 }
 
-/** What the gateway needs of the journal (src/journal's Journal). */
-export interface SessionJournal {
-  out(session: string, frame: Uint8Array): number;
-  session(r: SessionInput): number;
-  /** Writes what is pending now; true when it is durable under the journal's fsync policy. */
-  flushSync(): boolean;
-  /** Calls back once everything appended so far is durable. */
-  onDurable(cb: () => void): void;
-}
+export type { SessionJournal };
 
 /**
  * Sees every sequenced frame once (src/bus's drop copy): per session, and an account-wide broadcast once
@@ -132,6 +124,8 @@ export const CLOSE = {
   LogonRejected: 4001,
   MissedHeartbeats: 4002,
   SlowConsumer: 4008,
+  /** More frames wait for a journal that cannot write than a connection may hold (PROTOCOL.md §3). */
+  JournalHeld: 1011,
 };
 
 const stderrLogger: GatewayLogger = {
@@ -150,6 +144,8 @@ interface Link {
   closed: boolean;
   /** A logon is being answered (bad-token delay running). */
   logonPending: boolean;
+  /** Its LogonAck has reached the connection (heartbeats may go out while frames wait for the journal). */
+  ackOut: boolean;
   closeReason: DisconnectReason;
   timer: NodeJS.Timeout | undefined;
   /** A frame went to the socket this event-loop turn: later ones wait for the turn's end (one write). */
@@ -239,7 +235,15 @@ export class Gateway implements SessionSink {
     venue: (name, query, auth) => this.onVenueRead(name, query, auth),
   };
   /** Counters for /metrics and tests. */
-  readonly stats = { framesIn: 0, errors: 0, rejects: 0, slowConsumers: 0, badTokens: 0 };
+  readonly stats = {
+    framesIn: 0,
+    errors: 0,
+    rejects: 0,
+    slowConsumers: 0,
+    badTokens: 0,
+    /** Connections closed (1011) holding more than a connection may while the journal cannot write. */
+    journalHeldCloses: 0,
+  };
 
   constructor(
     private readonly engine: GatewayEngine,
@@ -264,6 +268,7 @@ export class Gateway implements SessionSink {
       maxRetainedSessions: config.maxRetainedSessions ?? 256,
     };
     this.journal = config.journal;
+    this.gate = new DurableGate<Link>(config.journal, (l) => this.release(l));
     this.table = new SessionTable<Link>({
       ring: this.cfg.resumeRing,
       retentionMs: this.cfg.sessionRetentionMs,
@@ -346,6 +351,7 @@ export class Gateway implements SessionSink {
     this.transport = undefined;
     for (const t of this.extra.splice(0)) await t.close();
     this.journal = undefined;
+    this.gate.detach();
     this.table.detachJournal();
   }
 
@@ -450,6 +456,24 @@ export class Gateway implements SessionSink {
     return seq;
   }
 
+  /**
+   * HeartbeatOut. While the journal cannot write, sequenced frames wait but heartbeats still go out
+   * (unsequenced, nothing to journal), so the strategy sees a live gateway that owes it answers and
+   * its connection, and cancel-on-disconnect, do not end on silence.
+   */
+  private heartbeat(l: Link, echo: number, recvNs: number): void {
+    if (!l.ackOut || l.closed || !this.gate.failing) {
+      this.sendUnseq(l, "HeartbeatOut", { echo }, recvNs);
+      return;
+    }
+    const h = UNSEQ_HDR;
+    h.sessionId = l.session?.sessionId ?? 0;
+    h.recvNs = recvNs;
+    h.sendNs = monoNs();
+    l.lastSendMs = Date.now();
+    if (l.conn.send(encodeG2C("HeartbeatOut", h, { echo })) === 2) this.slowConsumer(l);
+  }
+
   private sendUnseq<N extends G2CName>(l: Link, name: N, body: Body<N>, recvNs: number): void {
     const h = UNSEQ_HDR;
     h.sessionId = l.session?.sessionId ?? 0;
@@ -470,9 +494,9 @@ export class Gateway implements SessionSink {
       this.hold(l, frame);
       return;
     }
-    if (l.session !== undefined && !this.durable()) {
+    if (l.session !== undefined && !this.gate.durable()) {
       this.hold(l, frame);
-      this.awaitDurable(l);
+      this.gate.wait(l);
       return;
     }
     if (!l.sentTurn) {
@@ -516,6 +540,12 @@ export class Gateway implements SessionSink {
     l.heldLens.push(frame.length);
     // A burst goes out in bounded writes, and back-pressure is still seen while it is being sent.
     if (need >= HELD_FLUSH) this.release(l);
+    // Waiting for a journal that cannot write is bounded like a slow consumer: the frames stay in the
+    // ring (and the journal's memory) for a resume once it can.
+    if (need > this.cfg.maxBufferedBytes && !l.closed && this.gate.failing) {
+      this.stats.journalHeldCloses++;
+      this.drop(l, "slow-consumer", CLOSE.JournalHeld, "journal cannot write: resume later", true);
+    }
   }
 
   private readonly turnLinks: Link[] = [];
@@ -533,30 +563,8 @@ export class Gateway implements SessionSink {
     links.length = 0;
   }
 
-  /**
-   * The journal-before-socket rule: a sequenced frame goes out only once the journal holds it (and
-   * what the engine journaled before it) durably under its fsync policy. With `none` or an interval
-   * that is one synchronous write of the turn's pending records; with `every`, frames wait for the
-   * fdatasync. A crash therefore never leaves a strategy with a seq the restarted gateway lacks.
-   */
-  private durable(): boolean {
-    return this.journal === undefined || this.journal.flushSync();
-  }
-
-  private readonly durableWait = new Set<Link>();
-  private awaitDurable(l: Link): void {
-    const first = this.durableWait.size === 0;
-    this.durableWait.add(l);
-    if (first) {
-      if (this.journal === undefined) queueMicrotask(this.durableCb);
-      else this.journal.onDurable(this.durableCb);
-    }
-  }
-  private readonly durableCb = (): void => {
-    const links = [...this.durableWait];
-    this.durableWait.clear();
-    for (const l of links) this.release(l);
-  };
+  /** The journal-before-socket rule (durableGate.ts). */
+  private readonly gate: DurableGate<Link>;
 
   /** Writes a link's held frames in one corked batch (before it ends, and at the turn's end). */
   private release(l: Link): void {
@@ -567,8 +575,8 @@ export class Gateway implements SessionSink {
       l.heldOff = 0;
       return;
     }
-    if (l.session !== undefined && !this.durable()) {
-      this.awaitDurable(l); // still held; they stay in the ring for a resume if the link ends first
+    if (l.session !== undefined && !this.gate.durable()) {
+      this.gate.wait(l); // still held; they stay in the ring for a resume if the link ends first
       return;
     }
     this.relLink = l;
@@ -577,6 +585,7 @@ export class Gateway implements SessionSink {
     this.relLink = undefined;
     l.heldLens.length = 0;
     l.heldOff = 0;
+    if (l.session !== undefined) l.ackOut = true; // the LogonAck was among them (or went before)
     if (this.relWorst === 2 || l.conn.buffered() > this.cfg.maxBufferedBytes) this.slowConsumer(l);
   }
   private relLink: Link | undefined;
@@ -644,6 +653,7 @@ export class Gateway implements SessionSink {
       lastSendMs: now,
       closed: false,
       logonPending: false,
+      ackOut: false,
       closeReason: "closed",
       timer: undefined,
       sentTurn: false,
@@ -817,7 +827,7 @@ export class Gateway implements SessionSink {
         else this.md.unsubscribe(l, m.body.requestId, m.body.instrumentId, recvNs);
         return;
       case "Heartbeat":
-        if (m.body.echo !== 0) this.sendUnseq(l, "HeartbeatOut", { echo: m.body.echo }, recvNs);
+        if (m.body.echo !== 0) this.heartbeat(l, m.body.echo, recvNs);
         return;
       case "Logout":
         this.drop(l, "logout", CLOSE.Normal, "logout");
@@ -990,6 +1000,7 @@ export class Gateway implements SessionSink {
         },
         recvNs,
       );
+      l.ackOut = l.heldLens.length === 0; // else it waits for the journal with the frames after it
       for (const f of replay) this.transmit(l, f);
     });
     try {
@@ -1040,7 +1051,7 @@ export class Gateway implements SessionSink {
       if (now - l.lastRecvMs > s.heartbeatMs * this.cfg.missedHeartbeats) {
         this.drop(l, "missed-heartbeats", CLOSE.MissedHeartbeats, "missed heartbeats");
       } else if (now - l.lastSendMs >= s.heartbeatMs) {
-        this.sendUnseq(l, "HeartbeatOut", { echo: 0 }, 0);
+        this.heartbeat(l, 0, 0);
       }
     }
   }
