@@ -349,9 +349,25 @@ const TABLE = [
   { path: "journal.dir", type: str(), def: "var/journal", doc: "journal directory" },
   { path: "journal.fsync", type: oneOf("none", "interval", "every"), def: "interval", doc: "fsync policy" },
   { path: "journal.fsyncIntervalMs", type: int(1, 60_000), def: 100, doc: "fsync interval for `interval`" },
+  {
+    path: "journal.retryIntervalMs",
+    type: int(10, 60_000),
+    def: 1_000,
+    doc: "while the journal cannot write (disk full, I/O error), the failed write is retried this often; trading is halted and frames are held until it succeeds",
+  },
   // shutdown
-  { path: "shutdown.cancelLiveOrders", type: bool, def: false, doc: "cancel every live order on shutdown" },
-  { path: "shutdown.timeoutMs", type: int(100, 120_000), def: 5_000, doc: "graceful shutdown deadline" },
+  {
+    path: "shutdown.cancelLiveOrders",
+    type: bool,
+    def: false,
+    doc: "at a stop, cancel every live order of every session (as cancel-on-disconnect does for its sessions) and wait for the answers",
+  },
+  {
+    path: "shutdown.timeoutMs",
+    type: int(100, 120_000),
+    def: 5_000,
+    doc: "graceful stop deadline: the drain (in-flight answers, cancel-on-disconnect) may use it all but the last quarter (at most 1.5 s), which closes the rest",
+  },
   // engine: rate limits, risk, state file (added by the engine wiring)
   {
     path: "limits.enabled",

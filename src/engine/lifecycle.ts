@@ -29,9 +29,10 @@ import {
   registerRiskGauges,
   registerSessionGauges,
 } from "./gauges.js";
-import { healthReply, metricsReply } from "./health.js";
+import { flowStopped, healthReply, metricsReply } from "./health.js";
 import { InProcessTransport, inProcessClient } from "./inProcess.js";
 import { type InstrumentBook, listableCategories, loadInstruments } from "./instruments.js";
+import { JournalHalt } from "./journalHalt.js";
 import { startMarketData } from "./marketData.js";
 import { EngineMetrics } from "./metrics.js";
 import { chronological, type ReplaySummary, replayInto } from "./recovery.js";
@@ -154,6 +155,7 @@ async function boot(
 
   // 5. journal (opened after listing the earlier files, so replay never reads the new one)
   let journal: Journal | undefined;
+  const journalHalt = new JournalHalt(risk, log);
   if (config.journal.enabled) {
     journal = Journal.open({
       dir: config.journal.dir,
@@ -162,10 +164,9 @@ async function boot(
           ? { intervalMs: config.journal.fsyncIntervalMs }
           : config.journal.fsync,
       onWarning: (msg) => log.warn({}, msg),
-      onError: (err) => {
-        log.error({ err: err.message }, "journal write failed: halting new orders");
-        risk.setState("halted", "journal write failed", "trigger");
-      },
+      onError: journalHalt.onError,
+      onRecover: journalHalt.onRecover,
+      retryIntervalMs: config.journal.retryIntervalMs,
     });
     const j = journal;
     cleanups.push(() => j.close());
@@ -319,7 +320,7 @@ async function boot(
     marketDataMaxBufferedBytes: config.marketData.maxBufferedBytes,
     logger: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
     http: {
-      health: () => healthReply(isReady(), healthDetail()),
+      health: () => healthReply(isReady(), healthDetail(), flowStopped(journalHalt, engine)),
       metrics: () => metricsReply(metrics.render()),
       // Run-time account reads (trading fee, trade info, TDS, portfolio) signed with the gateway's keys.
       venue: (name, query) => venueRead(rest.client, limiter, name, query),
