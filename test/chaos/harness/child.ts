@@ -152,6 +152,28 @@ export class GatewayProcess {
     return this.signal("SIGTERM");
   }
 
+  /**
+   * Sends `sig` to the process group without waiting; the promise resolves at the process's exit with
+   * its exit code (or the signal that ended it) and the milliseconds from this call to the exit.
+   */
+  sendSignal(
+    sig: NodeJS.Signals,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null)
+      return Promise.reject(new Error("gateway process is not running"));
+    const t0 = Date.now();
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>(
+      (resolve) => child.once("exit", (code, signal) => resolve({ code, signal, ms: Date.now() - t0 })),
+    );
+    try {
+      process.kill(-child.pid!, sig);
+    } catch {
+      child.kill(sig);
+    }
+    return exited;
+  }
+
   private signal(sig: NodeJS.Signals): Promise<void> {
     const child = this.child;
     if (child === undefined || child.exitCode !== null) return Promise.resolve();

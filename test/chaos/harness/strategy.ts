@@ -53,13 +53,13 @@ export class Strategy {
     url: string,
     token: string,
     readonly name: string,
-    opts: { autoReconnect?: boolean; codPolicy?: number } = {},
+    opts: { autoReconnect?: boolean; codPolicy?: number; heartbeatMs?: number } = {},
   ) {
     this.client = new GatewayClient({
       url,
       token,
       sessionName: name,
-      heartbeatMs: 1_000,
+      heartbeatMs: opts.heartbeatMs ?? 1_000,
       autoReconnect: opts.autoReconnect ?? false,
       reconnectDelayMs: 100,
       codPolicy: opts.codPolicy ?? 0,
