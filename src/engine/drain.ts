@@ -68,10 +68,11 @@ export async function drain(d: DrainDeps, reason: string, deadlineMs: number): P
   const text = `drain: start (${reason}): in flight ${start} (creates ${counts.creates}, cancels ${counts.cancels}, amends ${counts.amends}); cancel-on-disconnect sessions ${cod.size}`;
   d.journal?.note({ text });
   d.log.info({ reason, ...counts, codSessions: cod.size }, "draining");
-  for (const owner of cod) {
+  const cancelOwner = (owner: number) => {
     d.journal?.command({ session: owners.ownerName(owner), op: "cancelAll", reason: "cod at stop" });
     cancels.cancelAll(owner);
-  }
+  };
+  for (const owner of cod) cancelOwner(owner);
   let lastCancel = Date.now();
   for (;;) {
     const open = codOpen(store, cod);
@@ -88,14 +89,23 @@ export async function drain(d: DrainDeps, reason: string, deadlineMs: number): P
       const done = `drain: done in ${r.ms} ms: in flight ${r.inFlight}; cancel-on-disconnect open ${r.codOpen}`;
       d.journal?.note({ text: left > 0 || r.codOpen > 0 ? `${done} (deadline passed)` : done });
       if (left > 0 || r.codOpen > 0)
-        d.log.warn({ ...r }, "drain deadline passed: answers still owed are delivered at the next logon");
+        d.log.warn(
+          { ...r },
+          "drain deadline passed: what is still owed is resolved after the restart and told on resume",
+        );
       else d.log.info({ ...r }, "drained");
       return r;
     }
-    // An order acked after its cancel was refused (throttled, venue busy) is asked again, spaced out.
-    if (open.working > 0 && Date.now() - lastCancel >= RECANCEL_MS) {
-      for (const owner of cod) cancels.cancelAll(owner);
+    if (Date.now() - lastCancel >= RECANCEL_MS) {
       lastCancel = Date.now();
+      // A session that logged on with cancel-on-disconnect during the drain.
+      for (const owner of codOwners(d))
+        if (!cod.has(owner)) {
+          cod.add(owner);
+          cancelOwner(owner);
+        }
+      // An order whose cancel was refused (throttled, venue busy) is asked again, spaced out.
+      if (open.working > 0) for (const owner of cod) cancels.cancelAll(owner);
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
