@@ -60,7 +60,7 @@ function told(c: GatewayClient, placed: number[]): Told {
 }
 
 describe("stop = drain (engine stop, WebSocket and in-process sessions)", () => {
-  it("answers everything in flight, refuses new orders (501) and amends (17), cancels COD orders, then closes with 1001", async () => {
+  it("answers everything in flight, refuses new orders (501) and amends (18), cancels COD orders, then closes with 1001", async () => {
     const h = t.h;
     const sim = h.sim!;
     const spot = t.inst("coinswitchx", "BTC/INR");
