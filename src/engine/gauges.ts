@@ -65,6 +65,11 @@ export function registerGauges(
     "Records appended to the journal this run",
     () => journal?.stats.records ?? 0,
   );
+  m.gauge(
+    "hftgate_journal_failing",
+    "1 while the journal cannot write (trading halted, frames held until a retried write succeeds)",
+    () => (journal?.failure === undefined ? 0 : 1),
+  );
   m.gauge("hftgate_clock_offset_ms", "Venue clock offset applied to epochs", () => rest.clock?.offsetMs ?? 0);
   m.gauge(
     "hftgate_clock_signing",

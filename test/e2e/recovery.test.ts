@@ -50,8 +50,16 @@ describe("restart from the journal", () => {
     const ack = next(c1, "ack");
     c1.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 640_000, qtyLots: 10 });
     const resting = await ack;
-    // A create whose answer never comes back before the process goes away.
-    sim.faults.add({ kind: "latency", ms: 150, endpoint: "POST /v5/order/create", count: 1 });
+    // A create whose answer never comes back before the process goes away: the venue takes it after
+    // the stop's budget (500 ms), so the drain gives up waiting for its answer.
+    sim.faults.add({
+      kind: "latency",
+      ms: 800,
+      endpoint: "POST /v5/order/create",
+      count: 1,
+      abandoned: "handle",
+    });
+    const createdAtSend = sim.counters.ordersCreated("hft");
     c1.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 639_000, qtyLots: 3 });
     await until(
       () => h1.engine.store.liveOrders().some((o) => o.priceTicks === 639_000 && o.sends === 1),
@@ -61,6 +69,11 @@ describe("restart from the journal", () => {
     const inFlightId = h1.engine.store.liveOrders().find((o) => o.priceTicks === 639_000)!.clientId;
     await c1.close();
     await h1.stop("simulated crash");
+    await until(
+      () => sim.counters.ordersCreated("hft") === createdAtSend + 1,
+      3000,
+      "the late create landed",
+    );
     const createdBefore = sim.counters.ordersCreated("hft");
 
     // While the gateway is down the resting order is partly filled by someone else.
