@@ -319,7 +319,25 @@ const TABLE = [
     path: "streams.holdNewOrdersDuringReconcile",
     type: bool,
     def: true,
-    doc: "queue new orders until reconciliation finishes",
+    doc: "hold a surface's new orders while that surface reconciles (after its stream reconnected, or while its reconciliation fails), at most `streams.reconcileHoldMs` each; other surfaces are never held",
+  },
+  {
+    path: "streams.reconcileHoldMs",
+    type: int(0, 10_000),
+    def: 1_000,
+    doc: "the longest a new order waits for its surface's reconciliation; then it is sent or refused (`streams.reconcileHoldThen`)",
+  },
+  {
+    path: "streams.reconcileHoldThen",
+    type: oneOf("send", "refuse"),
+    def: "send",
+    doc: "an order whose hold ran out: `send` (polling and the resolver cover its state) or `refuse` (Reject 402, retryable, naming the surface)",
+  },
+  {
+    path: "streams.reconcileRetryMs",
+    type: int(100, 10_000),
+    def: 500,
+    doc: "a surface's failed reconciliation is retried this often (fixed interval) until one completes",
   },
   {
     path: "orders.unknownQueryRetries",
@@ -452,6 +470,12 @@ const TABLE = [
     type: int(0, 3_600_000),
     def: 0,
     doc: "identical orders within this window are refused (0 = off)",
+  },
+  {
+    path: "risk.triggers.healAfterMs",
+    type: int(0, 3_600_000),
+    def: 10_000,
+    doc: "a trading state set by a venue-health trigger (unknown outcomes, stream loss) returns by itself once no order outcome is open, every surface has a trusted stream or a working poll, and the venue has answered normally for this long; 0 = off (an admin ends it). Venue-reject, admin and kill-switch states always wait for an admin",
   },
   {
     path: "orders.hftQueryAfterAck",

@@ -63,7 +63,7 @@ export class StreamsFeed implements VenueFeed {
           if (this.stopping) ctx.log.info({ stream: name, reason }, "venue stream closed");
           else ctx.log.warn({ stream: name, reason }, "venue stream down");
         },
-        onSpotTrusted: (trusted) => (trusted ? risk.streamUp() : risk.streamDown()),
+        onSpotTrusted: (trusted) => risk.setCovered("spot", trusted),
         onHftTrusted: (trusted) => {
           engine.run.hftPushTrusted = trusted;
           ctx.log.info(

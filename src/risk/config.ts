@@ -52,8 +52,17 @@ export interface RiskConfig {
   readonly triggers: {
     readonly venueRejects: TriggerSpec;
     readonly unknownOutcomes: TriggerSpec;
-    /** Order stream down longer than `afterMs` moves the state to `action`; 0 = off. */
+    /**
+     * A surface with neither a trusted order stream nor a working poll for longer than `afterMs` moves
+     * the state to `action`; 0 = off.
+     */
     readonly streamLoss: { readonly afterMs: number; readonly action: Exclude<TradingState, "active"> };
+    /**
+     * A state set by `unknownOutcomes` or `streamLoss` returns by itself (to what it was before) once no
+     * order outcome is open, every surface is covered and the venue has answered normally for this
+     * long; 0 = off (an admin ends it). `venueRejects` always waits for an admin.
+     */
+    readonly healAfterMs: number;
   };
 }
 
@@ -70,6 +79,7 @@ export const DEFAULT_RISK_CONFIG: RiskConfig = {
     venueRejects: { count: 20, windowMs: 10_000, action: "halted" },
     unknownOutcomes: { count: 5, windowMs: 60_000, action: "reducing" },
     streamLoss: { afterMs: 30_000, action: "reducing" },
+    healAfterMs: 10_000,
   },
 };
 
@@ -96,6 +106,7 @@ export function riskFromKnobs(k: Config["risk"]): Partial<RiskConfig> {
     noReferenceLimit,
     spotReferenceStream: _stream,
     hftReferencePollMs: _poll,
+    triggers,
     ...same
   } = k;
   const passed: Pick<RiskConfig, keyof typeof same> = same;
@@ -103,5 +114,6 @@ export function riskFromKnobs(k: Config["risk"]): Partial<RiskConfig> {
     ...passed,
     maxOrderNotionalByQuote: { INR: maxOrderNotionalInr, USDT: maxOrderNotionalUsdt },
     noReference: { market: noReferenceMarket, limit: noReferenceLimit },
+    triggers: { ...DEFAULT_RISK_CONFIG.triggers, healAfterMs: triggers.healAfterMs },
   };
 }

@@ -16,6 +16,7 @@ import {
   type TradingState,
   type TradingStateChange,
 } from "./tradingState.js";
+import { VenueHealth, type VenueProbe } from "./venueHealth.js";
 
 export type SessionKey = string | number;
 
@@ -98,8 +99,14 @@ export class RiskGate {
   private readonly clock: RiskClock;
   private readonly rejectTrigger: RateTrigger;
   private readonly unknownTrigger: RateTrigger;
-  private streamDownSince = -1;
+  private readonly venue = new VenueHealth();
   private tradingState: TradingState = "active";
+  /** The state was set by a venue-health trigger (and nothing else since): it heals by itself. */
+  private healable = false;
+  /** The reason of the venue-health trigger that set the state (named when it heals). */
+  private healableReason = "";
+  /** The state a heal returns to: the one before the venue-health trigger (an admin's stays). */
+  private healTo: TradingState = "active";
   /** Orders that passed with no (fresh) reference price, by type (the `allow` policy). */
   readonly stats = { unreferencedLimit: 0, unreferencedMarket: 0 };
 
@@ -181,10 +188,10 @@ export class RiskGate {
     const price = o.priceTicks;
     if (isLimit ? !Number.isSafeInteger(price) || price <= 0 : price !== 0) return "BAD_PRICE";
     if (this.tradingState !== "active") {
-      if (this.streamDownSince >= 0) this.tick();
+      if (this.venue.uncovered > 0) this.tick();
       if (this.tradingState === "halted") return "TRADING_HALTED";
       if (this.tradingState === "reducing" && !reduces(st, o.side, qty)) return "REDUCE_ONLY";
-    } else if (this.streamDownSince >= 0 && this.tick() !== "active") {
+    } else if (this.venue.uncovered > 0 && this.tick() !== "active") {
       return this.check(o);
     }
     if (qty < st.minLots) return "QTY_BELOW_MIN";
@@ -368,10 +375,14 @@ export class RiskGate {
     this.listeners.push(l);
   }
 
-  /** Privileged command: any state to any state. The caller has checked the admin credential. */
+  /**
+   * Privileged command: any state to any state. The caller has checked the admin credential. A state
+   * set here (by a command, the kill switch or the engine) never heals by itself.
+   */
   setState(next: TradingState, reason: string, source: StateSource = "command"): boolean {
     if (next !== "active" && next !== "reducing" && next !== "halted") return false;
     if (next === this.tradingState) return false;
+    this.healable = false;
     const change: TradingStateChange = {
       from: this.tradingState,
       to: next,
@@ -394,43 +405,76 @@ export class RiskGate {
     return this.openOrderIds();
   }
 
-  /** The venue rejected an order (a definite reject, not an unknown outcome). */
+  /** The venue rejected an order (a definite reject, not an unknown outcome): a manual trigger. */
   recordVenueReject(): void {
     const t = this.config.triggers.venueRejects;
     if (this.rejectTrigger.hit(this.clock.now())) {
-      this.escalate(t.action, `${t.count} venue rejects within ${t.windowMs} ms`);
+      this.escalate(t.action, `${t.count} venue rejects within ${t.windowMs} ms`, false);
     }
   }
 
-  /** A request's outcome is unknown (timeout, reset, 5xx). */
+  /** A request's outcome is unknown (timeout, reset, 5xx): a venue-health trigger. */
   recordUnknownOutcome(): void {
     const t = this.config.triggers.unknownOutcomes;
-    if (this.unknownTrigger.hit(this.clock.now())) {
-      this.escalate(t.action, `${t.count} unknown outcomes within ${t.windowMs} ms`);
+    const now = this.clock.now();
+    this.venue.noteTrouble(now);
+    if (this.unknownTrigger.hit(now)) {
+      this.escalate(t.action, `${t.count} unknown outcomes within ${t.windowMs} ms`, true);
     }
   }
 
-  /** Order stream lost; `streamUp` when it is back and reconciled. */
-  streamDown(): void {
-    if (this.streamDownSince < 0) this.streamDownSince = this.clock.now();
+  /**
+   * A surface has a trusted order stream or a working poll (`covered`), or neither. The `streamLoss`
+   * trigger counts only the time a surface has neither.
+   */
+  setCovered(surface: string, covered: boolean): void {
+    this.venue.setCovered(surface, covered, this.clock.now());
   }
 
-  streamUp(): void {
-    this.streamDownSince = -1;
+  /** Surfaces with neither a trusted stream nor a working poll now. */
+  get uncovered(): number {
+    return this.venue.uncovered;
   }
 
-  /** Evaluates time-based triggers; call about once a second (check() also does while the stream is down). */
+  /** What the heal rule reads about the venue (open outcomes, last answers); without it nothing heals. */
+  watchVenue(probe: VenueProbe): void {
+    this.venue.probe = probe;
+  }
+
+  /**
+   * Evaluates the time-based rules; call about once a second (check() also does while a surface is
+   * uncovered): `streamLoss`, then the heal of a state a venue-health trigger set.
+   */
   tick(): TradingState {
+    const now = this.clock.now();
     const sl = this.config.triggers.streamLoss;
-    if (this.streamDownSince >= 0 && sl.afterMs > 0) {
-      const down = this.clock.now() - this.streamDownSince;
-      if (down >= sl.afterMs) this.escalate(sl.action, `order stream down for ${Math.round(down)} ms`);
+    const gap = sl.afterMs > 0 ? this.venue.longestUncovered(now) : undefined;
+    if (gap !== undefined && gap.ms >= sl.afterMs) {
+      this.escalate(
+        sl.action,
+        `${gap.surface}: neither a trusted order stream nor a working poll for ${Math.round(gap.ms)} ms`,
+        true,
+      );
+    }
+    if (this.healable && this.tradingState !== this.healTo) {
+      const why = this.venue.healReason(now, this.config.triggers.healAfterMs);
+      if (why !== undefined) this.setState(this.healTo, `healed (${this.healableReason}): ${why}`, "heal");
     }
     return this.tradingState;
   }
 
-  private escalate(to: TradingState, reason: string): void {
-    if (STATE_RANK[to] > STATE_RANK[this.tradingState]) this.setState(to, reason, "trigger");
+  /** `heals`: a venue-health trigger (its state ends by itself); a manual one pins the state. */
+  private escalate(to: TradingState, reason: string, heals: boolean): void {
+    if (STATE_RANK[to] > STATE_RANK[this.tradingState]) {
+      const back = this.healable ? this.healTo : this.tradingState;
+      this.setState(to, reason, "trigger");
+      this.healable = heals;
+      this.healableReason = reason;
+      this.healTo = back;
+    } else if (!heals && this.tradingState !== "active") {
+      // A manual trigger fired while a venue-health one holds the state: a human decides now.
+      this.healable = false;
+    }
   }
 
   private pruneRecent(now: number): void {

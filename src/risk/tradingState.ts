@@ -1,11 +1,13 @@
 /**
  * Account trading state. `active`: all checks apply. `reducing`: only orders that shrink the
  * position. `halted`: no new orders. Cancels pass in every state. Commands may move in any
- * direction; automatic triggers only escalate (a human decides when to trade again).
+ * direction; automatic triggers only escalate. A state a venue-health trigger set (unknown outcomes,
+ * stream loss) heals by itself once the venue is healthy again (source `heal`); every other state
+ * waits for a human.
  */
 export type TradingState = "active" | "reducing" | "halted";
 
-export type StateSource = "command" | "trigger" | "kill";
+export type StateSource = "command" | "trigger" | "kill" | "heal";
 
 export const STATE_RANK: Readonly<Record<TradingState, number>> = { active: 0, reducing: 1, halted: 2 };
 

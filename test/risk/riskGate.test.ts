@@ -273,11 +273,11 @@ describe("trading state", () => {
 
   it("order-stream loss beyond the limit escalates, seen by tick and by check", () => {
     const { gate, clock } = mk();
-    gate.streamDown();
+    gate.setCovered("spot", false);
     clock.t += 29_999;
     expect(gate.tick()).toBe("active");
-    gate.streamUp();
-    gate.streamDown();
+    gate.setCovered("spot", true);
+    gate.setCovered("spot", false);
     clock.t += 29_999;
     expect(gate.tick()).toBe("active");
     clock.t += 1;
