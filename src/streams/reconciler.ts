@@ -12,6 +12,9 @@
  *    (Spot 404, v5 empty list) applies a NotFound event and is reported as missing.
  *
  * A network error anywhere marks the report incomplete and is never evidence that an order is gone.
+ *
+ * Each surface reconciles in a lane of its own (steps 1–3 for its orders only): a Spot listing that
+ * fails, or a Spot stream that reconnects, never delays nor fails the HFT reconciliation.
  */
 import type { LimitClass, RateLimiter } from "../limits/index.js";
 import {
@@ -70,11 +73,16 @@ export interface Resolution {
   status: string;
 }
 
+/** The surfaces the reconciler lists (Futures has no stream to vouch for: the poller covers it). */
+export type ReconcileSurface = "spot" | "hft";
+
 export interface ReconcileReport {
   startedAtMs: number;
   durationMs: number;
   /** Every listing and query got an answer (no network error, no budget refusal). */
   complete: boolean;
+  /** Per surface reconciled in this run: whether its part was complete. */
+  surfaces: Partial<Record<ReconcileSurface, boolean>>;
   errors: string[];
   /** Records and executions applied to the store. */
   applied: number;
@@ -90,56 +98,91 @@ export interface ReconcileReport {
 
 class Incomplete extends Error {}
 
+/** One surface's run in progress, and whether another was asked for meanwhile. */
+interface Lane {
+  current: Promise<ReconcileReport> | undefined;
+  again: boolean;
+}
+
 export class Reconciler {
   private readonly o: ReconcilerOptions;
-  private current: Promise<ReconcileReport> | undefined;
-  private again = false;
+  private readonly lanes = new Map<ReconcileSurface, Lane>();
   lastReport: ReconcileReport | undefined;
   runs = 0;
 
   constructor(o: ReconcilerOptions) {
     this.o = o;
+    if (o.spot ?? true) this.lanes.set("spot", { current: undefined, again: false });
+    if ((o.hftCategories ?? ["linear"]).length > 0)
+      this.lanes.set("hft", { current: undefined, again: false });
+  }
+
+  /** The surfaces this reconciler lists. */
+  get surfaces(): ReconcileSurface[] {
+    return [...this.lanes.keys()];
   }
 
   get running(): boolean {
-    return this.current !== undefined;
+    for (const l of this.lanes.values()) if (l.current !== undefined) return true;
+    return false;
+  }
+
+  /** A run covering this surface is in progress. */
+  runningFor(surface: ReconcileSurface): boolean {
+    return this.lanes.get(surface)?.current !== undefined;
   }
 
   /** Resolves when no reconciliation is running (never rejects). */
   async idle(): Promise<void> {
-    while (this.current !== undefined) await this.current.catch(() => undefined);
+    for (const l of this.lanes.values()) {
+      while (l.current !== undefined) await l.current.catch(() => undefined);
+    }
   }
 
   /**
-   * Runs one reconciliation. A call while one is running returns the running one's promise and
-   * schedules exactly one more run right after it (what it fetched may predate the new trigger).
+   * Reconciles the given surfaces (default: all), each in its own lane; resolves with one report of
+   * them all. A call while a surface's run is in progress joins it and schedules exactly one more run
+   * of that surface right after it (what it fetched may predate the new trigger).
    */
-  reconcile(): Promise<ReconcileReport> {
-    if (this.current !== undefined) {
-      this.again = true;
-      return this.current;
+  async reconcile(scope: readonly ReconcileSurface[] = this.surfaces): Promise<ReconcileReport> {
+    const runs: Promise<ReconcileReport>[] = [];
+    for (const s of scope) {
+      const lane = this.lanes.get(s);
+      if (lane !== undefined) runs.push(this.laneRun(s, lane));
+    }
+    // No surface listed: the ambiguous orders still get their resolution round.
+    const rep = runs.length === 0 ? await this.once(undefined) : mergeReports(await Promise.all(runs));
+    this.lastReport = rep;
+    return rep;
+  }
+
+  private laneRun(surface: ReconcileSurface, lane: Lane): Promise<ReconcileReport> {
+    if (lane.current !== undefined) {
+      lane.again = true;
+      return lane.current;
     }
     const run = async (): Promise<ReconcileReport> => {
-      let r = await this.once();
-      while (this.again) {
-        this.again = false;
-        r = await this.once();
+      let r = await this.once(surface);
+      while (lane.again) {
+        lane.again = false;
+        r = await this.once(surface);
       }
       return r;
     };
-    this.current = run().finally(() => {
-      this.current = undefined;
+    lane.current = run().finally(() => {
+      lane.current = undefined;
     });
-    return this.current;
+    return lane.current;
   }
 
-  private async once(): Promise<ReconcileReport> {
+  private async once(surface: ReconcileSurface | undefined): Promise<ReconcileReport> {
     this.runs++;
     const t0 = Date.now();
     const rep: ReconcileReport = {
       startedAtMs: t0,
       durationMs: 0,
       complete: true,
+      surfaces: {},
       errors: [],
       applied: 0,
       foreign: [],
@@ -149,21 +192,19 @@ export class Reconciler {
     };
     // Ambiguous creates first, by targeted query: the listings below then see them as known orders.
     await this.step(rep, () => this.resolveAmbiguous(rep));
-    const seenSpot = new Set<string>();
-    const seenHft = new Set<string>();
-    let spotListed = false;
-    let hftListed = false;
-    if (this.o.spot ?? true) spotListed = await this.step(rep, () => this.spotSnapshot(rep, seenSpot));
-    const cats = this.o.hftCategories ?? ["linear"];
-    if (cats.length > 0) {
-      hftListed = await this.step(rep, () => this.hftSnapshot(rep, cats, seenHft));
+    const seen = new Set<string>();
+    let listed = false;
+    if (surface === "spot") listed = await this.step(rep, () => this.spotSnapshot(rep, seen));
+    else if (surface === "hft") {
+      const cats = this.o.hftCategories ?? ["linear"];
+      listed = await this.step(rep, () => this.hftSnapshot(rep, cats, seen));
       await this.step(rep, () => this.hftExecutions(rep, cats));
     }
-    await this.step(rep, () =>
-      this.missingLive(rep, spotListed ? seenSpot : undefined, hftListed ? seenHft : undefined),
-    );
+    if (surface !== undefined) {
+      await this.step(rep, () => this.missingLive(rep, surface, listed ? seen : undefined));
+      rep.surfaces[surface] = rep.complete;
+    }
     rep.durationMs = Date.now() - t0;
-    this.lastReport = rep;
     return rep;
   }
 
@@ -282,14 +323,14 @@ export class Reconciler {
 
   private async missingLive(
     rep: ReconcileReport,
-    seenSpot: Set<string> | undefined,
-    seenHft: Set<string> | undefined,
+    surface: ReconcileSurface,
+    seen: Set<string> | undefined,
   ): Promise<void> {
+    if (seen === undefined) return;
     const candidates: Order[] = [];
     for (const x of this.o.feed.store.liveSet()) {
       if (x.exchangeId === "" || x.status === Status.PendingNew || x.status === Status.Unknown) continue;
-      if (x.surface === "spot" && seenSpot !== undefined && !seenSpot.has(x.exchangeId)) candidates.push(x);
-      if (x.surface === "hft" && seenHft !== undefined && !seenHft.has(x.exchangeId)) candidates.push(x);
+      if (x.surface === surface && !seen.has(x.exchangeId)) candidates.push(x);
     }
     for (const x of candidates) {
       const q = await this.query(x);
@@ -352,4 +393,32 @@ export class Reconciler {
       return { kind: "networkError" };
     }
   }
+}
+
+/** One report of several lanes' runs (each complete on its own surface or not). */
+function mergeReports(reps: ReconcileReport[]): ReconcileReport {
+  if (reps.length === 1) return reps[0]!;
+  const out: ReconcileReport = {
+    startedAtMs: Math.min(...reps.map((r) => r.startedAtMs)),
+    durationMs: 0,
+    complete: reps.every((r) => r.complete),
+    surfaces: {},
+    errors: [],
+    applied: 0,
+    foreign: [],
+    missing: [],
+    resolved: [],
+    escalated: [],
+  };
+  for (const r of reps) {
+    out.durationMs = Math.max(out.durationMs, r.startedAtMs + r.durationMs - out.startedAtMs);
+    Object.assign(out.surfaces, r.surfaces);
+    out.errors.push(...r.errors);
+    out.applied += r.applied;
+    out.foreign.push(...r.foreign);
+    out.missing.push(...r.missing);
+    out.resolved.push(...r.resolved);
+    for (const id of r.escalated) if (!out.escalated.includes(id)) out.escalated.push(id);
+  }
+  return out;
 }

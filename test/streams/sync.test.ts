@@ -297,3 +297,43 @@ describe("reconciliation", () => {
     await until(() => sync!.ready, 4_000, "retried reconciliation");
   });
 });
+
+describe("reconciliation per surface", () => {
+  it("a Spot listing failing after a Spot stream reconnect leaves HFT as it was; retried at a fixed interval; done right after the venue recovers", async () => {
+    rig = await startRig();
+    sync = newSync(rig, { hftCategories: ["linear"], reconcileRetryMs: 200 }, { surfaces: ["spot", "hft"] });
+    await startTrusted(sync);
+    expect(sync.surfaceState("hft")).toMatchObject({ stream: "none", reconcile: "idle" });
+    expect(sync.surfaceState("spot")).toMatchObject({ stream: "trusted", reconcile: "idle" });
+    const hftLists = rig.sim.counters.requests("GET /v5/order/realtime");
+    rig.sim.faults.add({ kind: "error5xx", endpoint: "GET /trade/api/v2/orders", status: 503 });
+    expect(rig.sim.faults.disconnectStreams()).toBeGreaterThan(0);
+    await until(
+      () => sync!.surfaceState("spot")?.reconcile === "failing",
+      3_000,
+      "Spot reconciliation failing",
+    );
+    expect(sync.surfaceState("spot")!.error).toMatch(/503/);
+    expect(sync.spotTrusted).toBe(false);
+    expect(sync.ready).toBe(false);
+    // Retried every 200 ms, Spot only: HFT was neither listed nor marked.
+    const runs = sync.reconciler.runs;
+    await new Promise((r) => setTimeout(r, 1_000));
+    const retries = sync.reconciler.runs - runs;
+    expect(retries).toBeGreaterThanOrEqual(3);
+    expect(retries).toBeLessThanOrEqual(6);
+    expect(sync.reconciler.lastReport!.surfaces).toEqual({ spot: false });
+    expect(rig.sim.counters.requests("GET /v5/order/realtime")).toBe(hftLists);
+    expect(sync.surfaceState("hft")).toMatchObject({ stream: "none", reconcile: "idle" });
+    // The venue answers again: the next retry completes and the stream is trusted again.
+    rig.sim.faults.clear();
+    const recovered = Date.now();
+    await until(
+      () => sync!.surfaceState("spot")?.reconcile === "idle" && sync!.spotTrusted,
+      2_000,
+      "Spot reconciled within 2 s of the recovery",
+    );
+    expect(Date.now() - recovered).toBeLessThan(2_000);
+    expect(sync.ready).toBe(true);
+  });
+});
