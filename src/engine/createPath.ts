@@ -31,6 +31,7 @@ import type { InstrumentBook, InstrumentEntry } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { Notifier } from "./notifier.js";
 import type { Owners } from "./owners.js";
+import type { SendGate } from "./readiness.js";
 import type { RunState } from "./runState.js";
 import { type AnswerRecordApplier, recordAnswer, recordFailure, recordThrottled } from "./venueAnswers.js";
 import {
@@ -67,8 +68,8 @@ export interface CreatePathDeps {
   surfaces: Surfaces;
   run: RunState;
   options: CreateOptions;
-  /** New orders are refused (retryable) while this says the venue state is not trusted yet. */
-  ready: () => boolean;
+  /** Per surface: send a new order now, or hold it (bounded) while its surface reconciles. */
+  gate: SendGate;
   /** Asks the venue about an order soon (unknown outcome, eager HFT query). */
   resolveSoon: (o: Order) => void;
   /** The clock guard: while it refuses to sign, new orders are refused (ClockSkew, retryable). */
@@ -94,16 +95,6 @@ export class CreatePath {
     if (d.clock !== undefined && !d.clock.canSign) {
       // Signed with a clock the venue refuses, it would come back 401: refused here, nothing created.
       sink.send(sid, "Reject", rejectBody(cmd.clOrdNo, "ClockSkew"), recvNs);
-      m.outcomes.rejected_engine.inc();
-      return;
-    }
-    if (!d.ready()) {
-      sink.send(
-        sid,
-        "Reject",
-        rejectBody(cmd.clOrdNo, "VenueUnavailable", "reconciling with the venue; retry shortly"),
-        recvNs,
-      );
       m.outcomes.rejected_engine.inc();
       return;
     }
@@ -188,7 +179,20 @@ export class CreatePath {
       tif,
       reason: `no=${cmd.clOrdNo};inst=${e.key};pos=${order.positionIdx}`,
     });
-    const cls: LimitClass = d.surfaces[inst.surface].classOf("create");
+    if (d.gate.open(inst.surface)) this.admit(order, e, priceText, qtyText);
+    else
+      d.gate.hold(
+        inst.surface,
+        () => this.admit(order, e, priceText, qtyText),
+        (why) => this.notReady(order, why),
+      );
+  }
+
+  /** The rate limiter, then the venue (a held order comes here when its surface is ready or its hold ends). */
+  private admit(order: Order, e: InstrumentEntry, priceText: string, qtyText: string): void {
+    const d = this.d;
+    if (d.run.dead || TERMINAL[order.status]) return;
+    const cls: LimitClass = d.surfaces[order.surface].classOf("create");
     const lim = d.limiter?.acquire(cls, "create", d.options.limits.createWaitMs);
     if (lim === undefined || lim.status === "granted") {
       this.send(order, e, priceText, qtyText, 1);
@@ -200,6 +204,22 @@ export class CreatePath {
         else this.throttled(order, r);
       });
     }
+  }
+
+  /** A held order whose hold ran out while its surface still reconciles (`streams.reconcileHoldThen` refuse). */
+  private notReady(o: Order, why: string): void {
+    const d = this.d;
+    if (d.run.dead || TERMINAL[o.status]) return;
+    recordThrottled(d.journal, o, why);
+    const recvNs = d.notifier.answeredLocally(o.clientId);
+    d.owners.toOwner(
+      o,
+      "Reject",
+      rejectBody(o.clientOrderNo, "VenueUnavailable", why.slice(0, 64), true),
+      recvNs,
+    );
+    d.metrics.outcomes.rejected_engine.inc();
+    d.store.rejectCreate(o.clientId, why);
   }
 
   /** Counts an order rebuilt from the journal in the risk gate's open-order ledger. */

@@ -58,6 +58,7 @@ import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import { Notifier } from "./notifier.js";
 import { Owners } from "./owners.js";
+import { OPEN_GATE, type SendGate } from "./readiness.js";
 import { RunState } from "./runState.js";
 import { AnswerRecordApplier } from "./venueAnswers.js";
 import { updateBody } from "./wireMap.js";
@@ -96,8 +97,8 @@ export interface EngineDeps {
 export interface EngineLinks {
   /** An order needs a targeted query soon (unknown outcome, refused cancel, eager HFT query). */
   resolveSoon?: (o: Order) => void;
-  /** New orders are refused (retryable) while this says the venue state is not trusted yet. */
-  ready?: () => boolean;
+  /** Per surface: whether a new order is sent now or held while its surface reconciles (default: sent). */
+  gate?: SendGate;
   /** The kill switch's sweep of venue orders the store does not hold. */
   venueSweep?: () => void;
 }
@@ -185,7 +186,7 @@ export class Engine implements GatewayEngine, OrderListener {
       surfaces,
       run,
       options: d.options,
-      ready: () => links.ready?.() ?? true,
+      gate: links.gate ?? OPEN_GATE,
       resolveSoon,
     });
     this.cancels = new CancelPath({

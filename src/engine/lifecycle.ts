@@ -29,12 +29,13 @@ import {
   registerRiskGauges,
   registerSessionGauges,
 } from "./gauges.js";
-import { flowStopped, healthReply, metricsReply } from "./health.js";
+import { flowStopped, healthReply, healthStatus, metricsReply, takesOrders } from "./health.js";
 import { InProcessTransport, inProcessClient } from "./inProcess.js";
 import { type InstrumentBook, listableCategories, loadInstruments } from "./instruments.js";
 import { JournalHalt } from "./journalHalt.js";
 import { startMarketData } from "./marketData.js";
 import { EngineMetrics } from "./metrics.js";
+import { Readiness } from "./readiness.js";
 import { chronological, type ReplaySummary, replayInto } from "./recovery.js";
 import { noteForcedStop, shutdownInOrder } from "./shutdown.js";
 import { loadPositions } from "./startPositions.js";
@@ -139,6 +140,7 @@ async function boot(
 
   // 4. risk, limits, metrics
   const risk = new RiskGate({ ...riskFromKnobs(config.risk), ...opts.risk });
+  const readiness = new Readiness(tradeConfig, risk, log);
   for (const i of instruments.all()) risk.addInstrument(i);
   const metrics = new EngineMetrics();
   let engineRef: Engine | undefined;
@@ -186,7 +188,7 @@ async function boot(
     // The venue sync and the feeds are built around the engine (below); these run only once they are.
     links: {
       resolveSoon: (o) => sync.resolveSoon(o),
-      ready: () => feeds.every((f) => f.ready),
+      gate: readiness,
       venueSweep: () => void sync.cancelForeign(),
     },
   });
@@ -222,7 +224,7 @@ async function boot(
   const feeds: VenueFeed[] = opts.feeds
     ? opts.feeds(ctx)
     : config.streams.enabled
-      ? [new StreamsFeed({ ctx, limiter, journal, risk, venueSync: sync })]
+      ? [new StreamsFeed({ ctx, limiter, journal, venueSync: sync })]
       : [];
   for (const f of feeds) {
     cleanups.push(() => f.stop());
@@ -231,6 +233,8 @@ async function boot(
   // After replay and reconciliation: the venue's snapshot replaces what their fills added up to.
   if (surfaces.includes("hft")) await loadPositions(rest, instruments, risk, engine, hftCategory, log);
   registerFeedGauges(metrics, feeds);
+  readiness.attach({ sync, feeds, store: engine.store, metrics });
+  cleanups.push(() => readiness.stop());
   if (replay && replay.live > 0) {
     let live = 0;
     for (const o of engine.store.liveSet()) if (!TERMINAL[o.status]) live++;
@@ -256,10 +260,14 @@ async function boot(
   registerSecret(token);
   registerSecret(adminToken);
   const started = Date.now();
-  const isReady = () =>
-    sync.ready &&
-    feeds.every((f) => f.ready) &&
-    Date.now() - sync.lastVenueOkMs < Math.max(10_000, 5 * config.streams.pollIntervalMs);
+  const status = () =>
+    healthStatus(
+      sync.ready,
+      sync.lastVenueOkMs === 0 ? -1 : Date.now() - sync.lastVenueOkMs,
+      Math.max(10_000, 5 * config.streams.pollIntervalMs),
+      readiness.allReady,
+    );
+  const isReady = () => takesOrders(status());
   // Restart = resume: named sessions of earlier runs continue (seq, resume ring) from the journal.
   let restored: RestoreResult | undefined;
   const ledger = new ToldLedger();
@@ -293,6 +301,7 @@ async function boot(
     feeds: liveFeeds(feeds),
     // "checking" or "refuse": nothing signed leaves (orders get the retryable ClockSkew).
     clock: rest.clock === undefined ? undefined : { state: rest.clock.state, offsetMs: rest.clock.offsetMs },
+    surfaces: readiness.report(),
   });
   const admin = new AdminView({
     engine,
@@ -320,7 +329,7 @@ async function boot(
     marketDataMaxBufferedBytes: config.marketData.maxBufferedBytes,
     logger: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
     http: {
-      health: () => healthReply(isReady(), healthDetail(), flowStopped(journalHalt, engine)),
+      health: () => healthReply(status(), healthDetail(), flowStopped(journalHalt, engine)),
       metrics: () => metricsReply(metrics.render()),
       // Run-time account reads (trading fee, trade info, TDS, portfolio) signed with the gateway's keys.
       venue: (name, query) => venueRead(rest.client, limiter, name, query),
@@ -368,7 +377,7 @@ async function boot(
   let stopping: Promise<void> | undefined;
   const stop = (reason = "stop"): Promise<void> => {
     if (stopping) return stopping;
-    stopping = shutdown(reason);
+    stopping = shutdown(reason).finally(() => readiness.stop());
     return stopping;
   };
   const shutdown = (reason: string): Promise<void> =>

@@ -5,13 +5,14 @@
  * engine's store directly, so its updates reach strategies through the same store listener as REST
  * outcomes; every record is journaled through the feed's tap before it is applied.
  */
+
+import type { Surface } from "../domain/types.js";
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
 import { monoNs, Source } from "../orders/index.js";
-import type { RiskGate } from "../risk/riskGate.js";
 import { OrderSync, SocketCredentials } from "../streams/index.js";
 import { registerSecret } from "../telemetry/logger.js";
-import type { VenueFeed, VenueSync } from "../venue/sync.js";
+import type { FeedSurfaceState, VenueFeed, VenueSync } from "../venue/sync.js";
 import type { FeedContext } from "./feedContext.js";
 
 const SOURCE_NAME: Record<number, string> = {
@@ -27,7 +28,6 @@ export interface StreamsFeedDeps {
   ctx: FeedContext;
   limiter: RateLimiter | undefined;
   journal: Journal | undefined;
-  risk: RiskGate;
   venueSync: VenueSync;
 }
 
@@ -36,7 +36,7 @@ export class StreamsFeed implements VenueFeed {
   readonly sync: OrderSync;
 
   constructor(d: StreamsFeedDeps) {
-    const { ctx, journal, risk, venueSync } = d;
+    const { ctx, journal, venueSync } = d;
     const cfg = ctx.config;
     const surfaces = cfg.venue.surfaces;
     const engine = ctx.engine;
@@ -51,6 +51,7 @@ export class StreamsFeed implements VenueFeed {
       hftCategories: surfaces.includes("hft") ? cfg.venue.hftCategories : [],
       staleMs: cfg.streams.staleMs,
       holdUntilReconciled: cfg.streams.holdNewOrdersDuringReconcile,
+      reconcileRetryMs: cfg.streams.reconcileRetryMs,
       // One owner of ambiguous orders and one poller: the venue sync (never a second one here).
       venue: venueSync,
       hftStream: this.hftStreamOptions(d),
@@ -63,7 +64,9 @@ export class StreamsFeed implements VenueFeed {
           if (this.stopping) ctx.log.info({ stream: name, reason }, "venue stream closed");
           else ctx.log.warn({ stream: name, reason }, "venue stream down");
         },
-        onSpotTrusted: (trusted) => risk.setCovered("spot", trusted),
+        onSurface: (surface) => {
+          for (const fn of this.watchers) fn(surface);
+        },
         onHftTrusted: (trusted) => {
           engine.run.hftPushTrusted = trusted;
           ctx.log.info(
@@ -150,5 +153,12 @@ export class StreamsFeed implements VenueFeed {
   }
   get ready(): boolean {
     return this.sync.ready;
+  }
+  surfaceState(surface: Surface): FeedSurfaceState | undefined {
+    return surface === "futures" ? undefined : this.sync.surfaceState(surface);
+  }
+  private readonly watchers: ((surface: Surface) => void)[] = [];
+  watch(fn: (surface: Surface) => void): void {
+    this.watchers.push(fn);
   }
 }

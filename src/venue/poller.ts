@@ -13,7 +13,9 @@
  *
  * Budget: each request first takes a limiter token with deadline 0; when none is free the surface's
  * round ends there (counted), never queued behind strategy traffic. A failed request ends the round
- * and changes nothing: a network error is never evidence that an order is gone.
+ * and changes nothing: a network error is never evidence that an order is gone. Each schedule keeps
+ * when its requests last succeeded and failed: a surface's poll is "working" while the latest
+ * answered (readiness and the stream-loss trigger read it).
  */
 import type { Surface } from "../domain/types.js";
 import type { LimitClass, RateLimiter } from "../limits/index.js";
@@ -52,6 +54,8 @@ export interface PollerDeps {
   /** The module's shared counters (`polls`). */
   stats: SyncStats;
   onVenueOk(): void;
+  /** A request failed (timeout, reset, 5xx, 429): the venue did not answer normally. */
+  onVenueFail?(): void;
 }
 
 export interface PollerOptions {
@@ -71,6 +75,16 @@ interface Schedule {
   mode: PollMode;
   lastMs: number;
   running: Promise<void> | undefined;
+  /** Wall-clock ms of the last answered and the last failed request of this surface (0 = none). */
+  okMs: number;
+  failMs: number;
+}
+
+/** A surface's poll: working while its latest request was answered (or none failed yet). */
+export interface PollHealth {
+  working: boolean;
+  okMs: number;
+  failMs: number;
 }
 
 export class VenuePoller {
@@ -91,7 +105,14 @@ export class VenuePoller {
     private readonly d: PollerDeps,
     private readonly o: PollerOptions,
   ) {
-    this.schedules = d.surfaces.map((surface) => ({ surface, mode: "live", lastMs: 0, running: undefined }));
+    this.schedules = d.surfaces.map((surface) => ({
+      surface,
+      mode: "live",
+      lastMs: 0,
+      running: undefined,
+      okMs: 0,
+      failMs: 0,
+    }));
   }
 
   /** Live polling for a surface (no trusted stream covers it); false for a surface not traded. */
@@ -101,6 +122,13 @@ export class VenuePoller {
 
   mode(kind: Surface): PollMode | undefined {
     return this.find(kind)?.mode;
+  }
+
+  /** The surface's poll health; undefined for a surface not traded. */
+  health(kind: Surface): PollHealth | undefined {
+    const s = this.find(kind);
+    if (s === undefined) return undefined;
+    return { working: s.failMs === 0 || s.okMs > s.failMs, okMs: s.okMs, failMs: s.failMs };
   }
 
   /** The finest interval of any schedule (the period the caller's timer should tick at most). */
@@ -200,7 +228,7 @@ export class VenuePoller {
     const store = this.d.store;
     // Fills are read when orders were live at the round's start (the list may finish them first).
     const readFills = surface.fills !== undefined && this.holdsLive(surface.kind);
-    const list = await this.fetch(surface.classOf("list"), () => surface.listOpen());
+    const list = await this.fetch(surface.classOf("list"), () => surface.listOpen(), s);
     if (list === undefined || this.stopped) return;
     const seen = new Set<string>();
     for (const rec of list.rows) {
@@ -213,7 +241,7 @@ export class VenuePoller {
       this.stats.records++;
       this.d.applier.apply(o, surface, rec, Source.Poll);
     }
-    if (readFills && !(await this.pollFills(surface.fills!, surface.classOf("list")))) return;
+    if (readFills && !(await this.pollFills(surface.fills!, surface.classOf("list"), s))) return;
     // Live orders absent from a whole list have probably finished: ask for each (bounded per round).
     if (!list.complete) return;
     let budget = this.o.maxTargetedPerRound ?? 20;
@@ -229,9 +257,9 @@ export class VenuePoller {
   }
 
   /** Fills since the newest one seen (inclusive: the store applies each fill id once). */
-  private async pollFills(fills: FillList, cls: LimitClass): Promise<boolean> {
+  private async pollFills(fills: FillList, cls: LimitClass, s: Schedule): Promise<boolean> {
     const since = this.lastFillMs > 0 ? this.lastFillMs : Date.now() - (this.o.fillLookbackMs ?? 600_000);
-    const list = await this.fetch(cls, () => fills.list(since));
+    const list = await this.fetch(cls, () => fills.list(since), s);
     if (list === undefined || this.stopped) return false;
     const store = this.d.store;
     for (const x of list.rows) {
@@ -247,7 +275,7 @@ export class VenuePoller {
   }
 
   /** One request under a token of `cls` taken now or never; undefined when refused or failed. */
-  private async fetch<T>(cls: LimitClass, f: () => Promise<T>): Promise<T | undefined> {
+  private async fetch<T>(cls: LimitClass, f: () => Promise<T>, s: Schedule): Promise<T | undefined> {
     const limiter = this.d.limiter;
     const lim = limiter?.acquire(cls, "query", 0);
     if (lim !== undefined && lim.status !== "granted") {
@@ -258,11 +286,14 @@ export class VenuePoller {
     this.stats.requests++;
     try {
       const r = await f();
+      s.okMs = Date.now();
       this.d.onVenueOk();
       limiter?.reportOutcome(cls, 200);
       return r;
     } catch (err) {
       this.stats.errors++;
+      s.failMs = Date.now();
+      this.d.onVenueFail?.();
       if (err instanceof RateLimitedError) limiter?.reportOutcome(cls, 429, err.retryAfterMs);
       else limiter?.reportOutcome(cls, (err as { status?: number }).status ?? 0);
       return undefined;

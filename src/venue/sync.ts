@@ -28,6 +28,18 @@ import { newSyncStats, type Resolution, Resolver } from "./resolver.js";
 import { SpotSurface } from "./spot.js";
 import type { Surfaces, VenueSurface } from "./surface.js";
 
+/** What a push feed says about one surface it covers (src/streams' `SurfaceSyncState`). */
+export interface FeedSurfaceState {
+  /** `none`: no push stream (polled); `down`; `up` (connected, not reconciled since); `trusted`. */
+  stream: "none" | "down" | "up" | "trusted";
+  /** `running`: a reconciliation of the surface is in progress; `failing`: its last one was incomplete. */
+  reconcile: "idle" | "running" | "failing";
+  /** Why the last reconciliation was incomplete ("" when it completed). */
+  error: string;
+  /** Wall-clock ms of the last change of `reconcile`. */
+  sinceMs: number;
+}
+
 /** The seam for push feeds (Spot Socket.IO consumers, HFT NATS) and external reconcilers. */
 export interface VenueFeed {
   readonly name: string;
@@ -35,8 +47,12 @@ export interface VenueFeed {
   stop(): Promise<void>;
   /** Pull open and recent orders and apply them through the store (the reconnect path). */
   reconcile(): Promise<void>;
-  /** True once the feed is connected and reconciled. */
+  /** True once the feed is connected and reconciled (every surface it covers). */
   readonly ready: boolean;
+  /** Per surface; undefined for one the feed does not cover. A feed without it is judged by `ready`. */
+  surfaceState?(surface: Surface): FeedSurfaceState | undefined;
+  /** Calls `fn` whenever a surface's state changes (readiness releases held orders at once). */
+  watch?(fn: (surface: Surface) => void): void;
 }
 
 /** What the venue sync needs of the engine (structural: no import of the engine). */
@@ -94,6 +110,8 @@ export class VenueSync implements VenueFeed {
   private lastResolveMs = 0;
   /** Wall-clock ms of the last successful venue answer (health). */
   lastVenueOkMs = 0;
+  /** Wall-clock ms of the last failed poll request (timeout, reset, 5xx, 429; 0 = none). */
+  lastVenueFailMs = 0;
   ready = false;
 
   constructor(
@@ -164,6 +182,9 @@ export class VenueSync implements VenueFeed {
         limiter,
         stats: this.stats,
         onVenueOk,
+        onVenueFail: () => {
+          this.lastVenueFailMs = Date.now();
+        },
       },
       {
         pollIntervalMs: streams.pollIntervalMs,
@@ -202,6 +223,16 @@ export class VenueSync implements VenueFeed {
    */
   streamTrusted(kind: Surface, trusted: boolean): void {
     this.poller.setTrusted(kind, trusted);
+  }
+
+  /** The surfaces traded (each has a poll schedule). */
+  get traded(): Surface[] {
+    return this.active.map((s) => s.kind);
+  }
+
+  /** The surface's poll answered at its latest request (or none failed yet); false for one not traded. */
+  pollWorking(kind: Surface): boolean {
+    return this.poller.health(kind)?.working ?? false;
   }
 
   markReplayed(clientId: string): void {
