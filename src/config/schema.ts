@@ -323,9 +323,9 @@ const TABLE = [
   },
   {
     path: "streams.reconcileHoldMs",
-    type: int(0, 10_000),
+    type: int(0, 1_500),
     def: 1_000,
-    doc: "the longest a new order waits for its surface's reconciliation; then it is sent or refused (`streams.reconcileHoldThen`)",
+    doc: "the longest a new order waits for its surface's reconciliation; then it is sent or refused (`streams.reconcileHoldThen`). At most 1,500: a create still unsent 2 s after it arrived is one the resolver asks the venue about",
   },
   {
     path: "streams.reconcileHoldThen",

@@ -5,7 +5,11 @@
 
 export interface Snapshot {
   at: string;
-  health: Record<string, unknown> & { feeds?: Record<string, boolean> };
+  health: Record<string, unknown> & {
+    feeds?: Record<string, boolean>;
+    /** Per surface: ready, polling-only, holding or refusing (the /health detail). */
+    surfaces?: Record<string, { state: string }>;
+  };
   sessions: { id: number; name: string; connected: boolean; admin: boolean; liveOrders: number }[];
   orders: {
     session: string;
@@ -58,12 +62,15 @@ export function renderTop(s: Snapshot, url: string, width = 120, color = true): 
   const feeds = Object.entries(h.feeds ?? {})
     .map(([k, v]) => `${k} ${ok(v)}`)
     .join("  ");
+  const surfaces = Object.entries(h.surfaces ?? {})
+    .map(([k, v]) => `${k} ${color && v.state !== "ready" ? `${RED}${v.state}${OFF}` : v.state}`)
+    .join("  ");
   const state = String(h.tradingState ?? "?");
   const lines: string[] = [
     `${section("hftgate top", color)}  ${url}  ${s.at}`,
     `trading ${color && state !== "active" ? `${RED}${state}${OFF}` : state}   ready ${ok(h.ready)}   venue ${String(h.venue)}` +
       `   last venue answer ${Number(h.lastVenueOkMsAgo) >= 0 ? `${h.lastVenueOkMsAgo} ms ago` : "never"}` +
-      `   feeds ${feeds || "none"}`,
+      `   feeds ${feeds || "none"}${surfaces ? `   surfaces ${surfaces}` : ""}`,
     "",
     section(`sessions (${s.sessions.length})`, color),
     ...table([

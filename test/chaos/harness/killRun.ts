@@ -199,7 +199,7 @@ async function gatewayViews(s: Strategy): Promise<Map<number, GatewayView>> {
  * Waits (up to `ms`) for the three accounts to agree and returns the last comparison. Nothing is
  * forced: convergence must come from the gateway's own streams, polls and reconciliations.
  */
-async function settleAndCompare(
+export async function settleAndCompare(
   s: Strategy,
   reader: VenueReader,
   journalDir: string,

@@ -5,10 +5,16 @@
  * refused, time refused, the longest answer, when trading resumed after the venue recovered, time in
  * reducing) come from these records only, so the same code measures any build of the gateway.
  */
+import { join } from "node:path";
 import { request } from "undici";
 import { TradingStateValue } from "../../../src/protocol/schema.js";
+import { findingCount, findingLines } from "./crashTruth.js";
+import { settleAndCompare } from "./killRun.js";
+import { VenueReader } from "./listings.js";
+import { instrumentIds, type ProcessRig, startProcessRig } from "./processRig.js";
+import { SimProcess } from "./simProcess.js";
 import type { Strategy } from "./strategy.js";
-import { sleep } from "./venue.js";
+import { newKeys, sleep } from "./venue.js";
 
 export type Side = "spot" | "hft";
 
@@ -199,4 +205,130 @@ export class HealthLog {
 export async function health(httpUrl: string): Promise<Health> {
   const r = await request(`${httpUrl}/health`);
   return { httpStatus: r.statusCode, body: await r.body.json(), atMs: Date.now() };
+}
+
+// ---------------------------------------------------------------- the process scenarios
+
+export interface ReadinessReport {
+  scenario: string;
+  spot: SurfaceFigures;
+  hft: SurfaceFigures;
+  /** Time the account spent not active (from the TradingState frames) and whether it came back by itself. */
+  reducing: { ms: number; healed: boolean; entered: number };
+  /** `/health` samples that said "starting" after the gateway was up. */
+  starting: number;
+  /** /health samples during the fault whose Spot entry said why (holding / refusing / polling-only). */
+  explained: number;
+  faultSamples: number;
+  /** The trading-state frames (texts), in order. */
+  states: string[];
+  /** Crash-truth findings against the venue's signed listings (lost, duplicated, mismatched...). */
+  findings: number;
+  details: string[];
+  venueOrders: number;
+  ms: number;
+}
+
+export interface ReadinessRunOptions {
+  seed: number;
+  /** How long the Spot order listing answers 503 after the Spot streams are dropped (ms). */
+  outageMs: number;
+  /** Traffic after the recovery (ms). */
+  tailMs: number;
+  /** HFT create answers lost (connection reset after the venue handled them) instead of a listing outage. */
+  lostCreates?: number;
+  /** Changes to the gateway's configuration file (sections replaced whole). */
+  config?: (base: Record<string, Record<string, unknown>>) => Record<string, unknown>;
+}
+
+/**
+ * Cause 1 (`outageMs` > 0): the Spot listing answers 503 right after a Spot stream reconnect. Cause 9
+ * (`lostCreates`): HFT create answers lost in a row trip the unknown-outcomes trigger. Steady traffic
+ * on both surfaces throughout; the figures, then the venue's signed listings against the gateway's
+ * Query answers and what the strategy was told.
+ */
+export async function runReadiness(name: string, o: ReadinessRunOptions): Promise<ReadinessReport> {
+  const t0 = Date.now();
+  const keys = newKeys();
+  const sim = await SimProcess.start({ seed: o.seed, apiKeys: [keys.apiKey] });
+  let rig: ProcessRig | undefined;
+  let reader: VenueReader | undefined;
+  try {
+    rig = await startProcessRig(
+      { baseUrl: sim.baseUrl, keys },
+      {
+        prefix: `readiness-${o.seed}`,
+        config: (base) => {
+          const cfg = {
+            ...base,
+            risk: { maxOpenOrdersPerInstrument: 5_000, maxOpenOrdersPerSession: 5_000 },
+            log: { level: "info", pretty: "false" },
+          };
+          return o.config ? o.config(cfg) : cfg;
+        },
+      },
+    );
+    const s = await rig.strategy(`readiness-${o.seed}`, { autoReconnect: true });
+    const ids = await instrumentIds(s);
+    reader = new VenueReader(sim.baseUrl, keys, { spot: ids.spotStep, hft: ids.hftStep });
+    const traffic = new Traffic(s, ids);
+    const states = new StateLog(s);
+    const httpUrl = rig.gp.httpUrl;
+    for (let i = 0; ; i++) {
+      const h = await health(httpUrl).catch(() => undefined);
+      if (h?.body.status === "ok") break;
+      if (i > 100) throw new Error(`gateway never ok: ${JSON.stringify(h?.body)}`);
+      await sleep(100);
+    }
+    const hl = new HealthLog(httpUrl, 100);
+    traffic.start(125, 2);
+    await sleep(1_000);
+    const faultFrom = Date.now();
+    if (o.lostCreates !== undefined) {
+      await sim.addFaults([{ kind: "reset", endpoint: "POST /v5/order/create", count: o.lostCreates }]);
+    } else {
+      await sim.addFaults([{ kind: "error5xx", endpoint: "GET /trade/api/v2/orders", status: 503 }]);
+      await sim.admin("POST", "/streams/disconnect", {});
+    }
+    await sleep(o.outageMs);
+    await sim.clearFaults();
+    const recovered = Date.now();
+    await sleep(o.tailMs);
+    await traffic.stop();
+    await traffic.answered(10_000);
+    const end = Date.now();
+    await hl.stop();
+    const during = hl.samples.filter((x) => x.atMs >= faultFrom && x.atMs < recovered);
+    const explained = during.filter((x) => {
+      const sp = x.body.surfaces?.spot;
+      return sp !== undefined && sp.state !== "ready" && typeof sp.reason === "string" && sp.reason !== "";
+    }).length;
+    const findings = await settleAndCompare(s, reader, join(rig.dir, "journal"), 15_000);
+    const venue = await reader.read();
+    return {
+      scenario: name,
+      spot: traffic.figures("spot", recovered),
+      hft: traffic.figures("hft", recovered),
+      reducing: states.notActive(end),
+      starting: hl.samples.filter((x) => x.body.status === "starting").length,
+      explained,
+      faultSamples: during.length,
+      states: states.changes.map((c) => `${c.state}: ${c.text}`),
+      findings: findingCount(findings),
+      details: findingLines(findings),
+      venueOrders: venue.orders.length,
+      ms: Date.now() - t0,
+    };
+  } finally {
+    await reader?.close();
+    await rig?.close();
+    await sim.stop();
+  }
+}
+
+/** One line per surface for the suite's notes and the figures in docs/reliability.md. */
+export function figureLine(r: ReadinessReport): string {
+  const f = (x: SurfaceFigures) =>
+    `${x.refused}/${x.placed} refused over ${x.refusedMs} ms, longest ack ${x.maxAckMs} ms, resumed ${x.resumeMs} ms after recovery`;
+  return `spot ${f(r.spot)}; hft ${f(r.hft)}; not active ${r.reducing.ms} ms (${r.reducing.healed ? "healed" : "still not active"}); /health "starting" ${r.starting}x`;
 }
