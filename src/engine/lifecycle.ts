@@ -29,7 +29,7 @@ import {
   registerRiskGauges,
   registerSessionGauges,
 } from "./gauges.js";
-import { flowStopped, healthReply, healthStatus, metricsReply, takesOrders } from "./health.js";
+import { flowStopped, healthReply, metricsReply, takesOrders } from "./health.js";
 import { InProcessTransport, inProcessClient } from "./inProcess.js";
 import { type InstrumentBook, listableCategories, loadInstruments } from "./instruments.js";
 import { JournalHalt } from "./journalHalt.js";
@@ -260,14 +260,7 @@ async function boot(
   registerSecret(token);
   registerSecret(adminToken);
   const started = Date.now();
-  const status = () =>
-    healthStatus(
-      sync.ready,
-      sync.lastVenueOkMs === 0 ? -1 : Date.now() - sync.lastVenueOkMs,
-      Math.max(10_000, 5 * config.streams.pollIntervalMs),
-      readiness.allReady,
-    );
-  const isReady = () => takesOrders(status());
+  const isReady = () => takesOrders(readiness.status());
   // Restart = resume: named sessions of earlier runs continue (seq, resume ring) from the journal.
   let restored: RestoreResult | undefined;
   const ledger = new ToldLedger();
@@ -329,7 +322,7 @@ async function boot(
     marketDataMaxBufferedBytes: config.marketData.maxBufferedBytes,
     logger: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
     http: {
-      health: () => healthReply(status(), healthDetail(), flowStopped(journalHalt, engine)),
+      health: () => healthReply(readiness.status(), healthDetail(), flowStopped(journalHalt, engine)),
       metrics: () => metricsReply(metrics.render()),
       // Run-time account reads (trading fee, trade info, TDS, portfolio) signed with the gateway's keys.
       venue: (name, query) => venueRead(rest.client, limiter, name, query),

@@ -11,6 +11,7 @@ import type { Surface } from "../domain/types.js";
 import type { OrderStore } from "../orders/index.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import type { FeedSurfaceState, VenueFeed, VenueSync } from "../venue/sync.js";
+import { type HealthStatus, healthStatus } from "./health.js";
 import type { EngineMetrics } from "./metrics.js";
 
 /** What the create path asks per order: send now, or hold the send (bounded) while the surface reconciles. */
@@ -56,7 +57,11 @@ export interface SurfaceReport {
 
 type HoldKnobs = Pick<
   Config["streams"],
-  "holdNewOrdersDuringReconcile" | "reconcileHoldMs" | "reconcileHoldThen" | "reconcileRetryMs"
+  | "holdNewOrdersDuringReconcile"
+  | "reconcileHoldMs"
+  | "reconcileHoldThen"
+  | "reconcileRetryMs"
+  | "pollIntervalMs"
 >;
 
 interface Held {
@@ -170,6 +175,22 @@ export class Readiness implements SendGate {
   get allReady(): boolean {
     for (const slot of Object.values(this.slots)) if (slot.mode !== "ready") return false;
     return true;
+  }
+
+  /**
+   * The top-level `/health` status: `starting` until the start-up reconciliation is done,
+   * `unavailable` while the venue has not answered for `max(10 s, 5 × streams.pollIntervalMs)`, else
+   * `ok` or `degraded` (a surface not ready).
+   */
+  status(): HealthStatus {
+    const sync = this.src?.sync;
+    if (sync === undefined) return "starting";
+    return healthStatus(
+      sync.ready,
+      sync.lastVenueOkMs === 0 ? -1 : Date.now() - sync.lastVenueOkMs,
+      Math.max(10_000, 5 * this.knobs.pollIntervalMs),
+      this.allReady,
+    );
   }
 
   /** `/health`: per traded surface, what happens to its orders and why. */

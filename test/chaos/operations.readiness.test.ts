@@ -10,13 +10,15 @@
  * - Lost HFT create answers trip the unknown-outcomes trigger: reducing, then active by itself once
  *   every outcome is resolved and the venue answered normally for `risk.triggers.healAfterMs`.
  *
- * HFTGATE_READINESS_OUTAGE_MS (default 5,000) lengthens the listing outage for figures.
+ * For figures, HFTGATE_READINESS_OUTAGE_MS (default 5,000) sets the listing outage and
+ * HFTGATE_READINESS_TAIL_MS (default 3,000) the traffic after the recovery.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { figureLine, runReadiness } from "./harness/readiness.js";
 import { record, report } from "./harness/results.js";
 
 const OUTAGE_MS = Number(process.env.HFTGATE_READINESS_OUTAGE_MS ?? 5_000);
+const TAIL_MS = Number(process.env.HFTGATE_READINESS_TAIL_MS ?? 3_000);
 const HOLD_MS = 1_000;
 
 describe("readiness per surface and triggers that heal, against real processes", () => {
@@ -24,7 +26,7 @@ describe("readiness per surface and triggers that heal, against real processes",
     const r = await runReadiness("Spot listing 503 after a Spot stream reconnect", {
       seed: 11,
       outageMs: OUTAGE_MS,
-      tailMs: 3_000,
+      tailMs: TAIL_MS,
     });
     record({
       scenario: `readiness: Spot listing 503 for ${OUTAGE_MS} ms after a stream reconnect`,
@@ -61,7 +63,7 @@ describe("readiness per surface and triggers that heal, against real processes",
     const r = await runReadiness("5 HFT create answers lost", {
       seed: 12,
       outageMs: 1_500,
-      tailMs: 5_000,
+      tailMs: 4_000,
       lostCreates: 5,
       config: (base) => ({
         ...base,

@@ -43,6 +43,10 @@ export interface SurfaceFigures {
   unanswered: number;
   /** First to last refusal (ms); 0 when none. */
   refusedMs: number;
+  /** The last refused order was sent this long after the venue's recovery (ms); -1 when none was. */
+  refusedAfterRecoveryMs: number;
+  /** Refusals by Reject code (402 VenueUnavailable, 202 ReducingOnly...). */
+  codes: Record<string, number>;
   /** The longest send → Ack (ms). */
   maxAckMs: number;
   /**
@@ -131,12 +135,19 @@ export class Traffic {
       if (!p.acked || p.answerMs - p.sentMs > fastMs) break;
       if (p.sentMs >= recoveredMs) resumeMs = p.sentMs - recoveredMs;
     }
+    const codes: Record<string, number> = {};
+    for (const p of refused) codes[p.rejectCode] = (codes[p.rejectCode] ?? 0) + 1;
     return {
+      codes,
       placed: list.length,
       acked: list.filter((p) => p.acked).length,
       refused: refused.length,
       unanswered: list.filter((p) => p.answerMs === 0).length,
       refusedMs: refused.length === 0 ? 0 : refused.at(-1)!.sentMs - refused[0]!.sentMs,
+      refusedAfterRecoveryMs:
+        refused.length === 0 || refused.at(-1)!.sentMs < recoveredMs
+          ? -1
+          : refused.at(-1)!.sentMs - recoveredMs,
       maxAckMs: Math.max(0, ...list.filter((p) => p.acked).map((p) => p.answerMs - p.sentMs)),
       resumeMs,
     };
@@ -329,6 +340,6 @@ export async function runReadiness(name: string, o: ReadinessRunOptions): Promis
 /** One line per surface for the suite's notes and the figures in docs/reliability.md. */
 export function figureLine(r: ReadinessReport): string {
   const f = (x: SurfaceFigures) =>
-    `${x.refused}/${x.placed} refused over ${x.refusedMs} ms, longest ack ${x.maxAckMs} ms, resumed ${x.resumeMs} ms after recovery`;
+    `${x.refused}/${x.placed} refused ${JSON.stringify(x.codes)} over ${x.refusedMs} ms (last ${x.refusedAfterRecoveryMs} ms after recovery), longest ack ${x.maxAckMs} ms, resumed ${x.resumeMs} ms after recovery`;
   return `spot ${f(r.spot)}; hft ${f(r.hft)}; not active ${r.reducing.ms} ms (${r.reducing.healed ? "healed" : "still not active"}); /health "starting" ${r.starting}x`;
 }
