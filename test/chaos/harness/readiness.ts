@@ -327,7 +327,8 @@ export async function runReadiness(name: string, o: ReadinessRunOptions): Promis
       states: states.changes.map((c) => `${c.state}: ${c.text}`),
       findings: findingCount(findings),
       details: findingLines(findings),
-      venueOrders: venue.orders.length,
+      // An order cancelled between the open and the closed Spot listing is in both: counted once.
+      venueOrders: new Set(venue.orders.map((x) => x.id)).size,
       ms: Date.now() - t0,
     };
   } finally {
