@@ -3,9 +3,9 @@
  * reconciler) plugged into the engine through the `VenueFeed` seam, beside the venue sync that owns the
  * one resolver and the one poller (told here which surfaces a trusted stream covers). The feed applies records to the
  * engine's store directly, so its updates reach strategies through the same store listener as REST
- * outcomes; every record is journaled through the feed's tap before it is applied.
+ * outcomes; every record is journaled through the feed's tap before it is applied. Each surface's
+ * stream and reconciliation state is read by the engine's readiness (src/engine/readiness.ts).
  */
-
 import type { Surface } from "../domain/types.js";
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
@@ -154,9 +154,11 @@ export class StreamsFeed implements VenueFeed {
   get ready(): boolean {
     return this.sync.ready;
   }
+  /** Spot and HFT as the streams see them (Futures has no stream: undefined). */
   surfaceState(surface: Surface): FeedSurfaceState | undefined {
     return surface === "futures" ? undefined : this.sync.surfaceState(surface);
   }
+  /** Told of every change of a surface's stream, trust or reconciliation. */
   private readonly watchers: ((surface: Surface) => void)[] = [];
   watch(fn: (surface: Surface) => void): void {
     this.watchers.push(fn);
