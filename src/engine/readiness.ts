@@ -185,6 +185,7 @@ export class Readiness implements SendGate {
   status(): HealthStatus {
     const sync = this.src?.sync;
     if (sync === undefined) return "starting";
+    this.refreshAll();
     return healthStatus(
       sync.ready,
       sync.lastVenueOkMs === 0 ? -1 : Date.now() - sync.lastVenueOkMs,
