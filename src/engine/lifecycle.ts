@@ -370,7 +370,8 @@ async function boot(
   let stopping: Promise<void> | undefined;
   const stop = (reason = "stop"): Promise<void> => {
     if (stopping) return stopping;
-    stopping = shutdown(reason).finally(() => readiness.stop());
+    readiness.stop();
+    stopping = shutdown(reason);
     return stopping;
   };
   const shutdown = (reason: string): Promise<void> =>

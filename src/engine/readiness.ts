@@ -104,6 +104,7 @@ export class Readiness implements SendGate {
   private readonly knobs: HoldKnobs;
   private src: ReadinessSources | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     config: Pick<Config, "streams" | "venue">,
@@ -150,10 +151,14 @@ export class Readiness implements SendGate {
     this.timer.unref();
   }
 
+  /**
+   * Shutdown: the surfaces are no longer read (streams closing are no readiness change worth a log
+   * line). Orders still held keep their bounded timers: each is sent or refused when its hold ends.
+   */
   stop(): void {
+    this.stopped = true;
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
-    for (const slot of Object.values(this.slots)) if (slot.timer !== undefined) clearTimeout(slot.timer);
   }
 
   open(surface: Surface): boolean {
@@ -242,6 +247,7 @@ export class Readiness implements SendGate {
   }
 
   private evaluate(slot: Slot): void {
+    if (this.stopped) return;
     const k = this.knobs;
     const f = this.feedState(slot.surface);
     const pollWorking = this.src?.sync.pollWorking(slot.surface) ?? true;
