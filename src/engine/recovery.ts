@@ -5,10 +5,9 @@
  * reconciliation (`VenueSync.reconcile`), the same path a stream reconnect takes; orders whose last
  * request has no known outcome are resolved by client id there, before anything is re-sent.
  */
-import { statSync } from "node:fs";
-import { basename } from "node:path";
 import type { Logger } from "pino";
 import {
+  chronological,
   type JournalConsumer,
   type JournalRecord,
   listJournals,
@@ -46,20 +45,8 @@ export interface ReplaySummary {
 /** Heartbeat intervals a COD session gets to come back after a restart (the gateway's default allowance). */
 const MISSED_HEARTBEATS = 3;
 
-/**
- * Journal files oldest first. Names carry the start second (then the pid, then `-n` for a second file
- * of one process in one second), so name order is wrong within a second (`-1` sorts before the first
- * file, pids sort as text): within the same start second the last-modified time decides.
- */
-export function chronological(paths: readonly string[]): string[] {
-  const rows = paths.map((p) => ({
-    p,
-    k: /^hftgate-(\d{8}(?:T\d{6}Z)?)/.exec(basename(p))?.[1] ?? "",
-    m: statSync(p).mtimeMs,
-  }));
-  rows.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.m - b.m || (a.p < b.p ? -1 : 1)));
-  return rows.map((r) => r.p);
-}
+/** Journal files oldest first (src/journal/files.ts, with the other file listing). */
+export { chronological };
 
 /** `no=12;inst=hft:linear:BTCUSDT;pos=0` → fields (the engine writes this into the command's `reason`). */
 export function parseOrderTag(

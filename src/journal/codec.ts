@@ -43,6 +43,8 @@ export function encodeNdjson(kind: RecordKind, seq: number, ts: number, src: obj
 }
 
 const HEAD = 4 + 4 + 1 + 8 + 8 + 2;
+/** The smallest `len` a binary record can have (a head with no fields). */
+export const MIN_RECORD_LEN = HEAD - 8;
 
 /** Upper bound of the encoded size, so the writer can reserve room before encoding. */
 export function binaryBound(kind: RecordKind, src: object): number {
@@ -114,6 +116,38 @@ function writeUtf8(buf: Buffer, v: string, off: number): number {
     buf[off + i] = c;
   }
   return n;
+}
+
+/** Why a binary record does not read: the file ends inside it, or its bytes are wrong. */
+export type FrameFault = "incomplete" | "checksum" | "malformed";
+
+/**
+ * The end of the binary record at `off`, or why it does not read: decodeBinary's checks without
+ * building the record (the start-up scan and `replay --check` walk whole files with it). Cheap tests
+ * first, so a search for the next valid record after damage rarely computes a CRC.
+ */
+export function frameEnd(buf: Buffer, off: number): number | FrameFault {
+  if (off + 8 > buf.length) return "incomplete";
+  const len = buf.readUInt32LE(off);
+  const end = off + 8 + len;
+  if (len < HEAD - 8) return "malformed";
+  if (end > buf.length) return "incomplete";
+  const kind = CODE_KIND[buf[off + 8]!];
+  if (kind === undefined) return "malformed";
+  if (crc32(buf.subarray(off + 8, end)) !== buf.readUInt32LE(off + 4)) return "checksum";
+  const mask = buf.readUInt16LE(off + HEAD - 2);
+  let p = off + HEAD;
+  const fields = SCHEMA[kind];
+  for (let i = 0; i < fields.length; i++) {
+    if ((mask & (1 << i)) === 0) continue;
+    if (fields[i]![1] === "n") p += 8;
+    else {
+      if (p + 4 > end) return "malformed";
+      p += 4 + buf.readUInt32LE(p);
+    }
+    if (p > end) return "malformed";
+  }
+  return end;
 }
 
 export type DecodeOutcome = { rec: JournalRecord; next: number } | "torn" | "corrupt";

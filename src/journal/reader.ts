@@ -1,12 +1,16 @@
 /**
- * Reads a journal file back, in order. A crash can leave the last record half-written: the reader
- * stops there and reports the torn bytes instead of failing, so replay always gets every complete
- * record. Damage in the middle of a binary file (bad crc) also stops the read and is reported.
+ * Reads journal files back, in order. `readJournal` reads one file as far as it can (the replay tool
+ * prints what is readable) and says where it stopped; `replayJournals` / `readJournalsInto` read a
+ * directory's files for start-up and refuse damage: only the newest file may end in a torn tail
+ * (what a crash mid-write leaves), anything else throws JournalDamageError naming file and offset.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { BINARY_MAGIC, decodeBinary, type JournalFormat } from "./codec.js";
+import { readFileSync } from "node:fs";
+import { BINARY_MAGIC, decodeBinary, frameEnd, type JournalFormat } from "./codec.js";
+import { type JournalIdentity, parseIdentity } from "./identity.js";
 import { CODE_KIND, JournalError, type JournalRecord, type RecordKind, SCHEMA } from "./records.js";
+import { binaryFault, type Damage, type Fault, JournalDamageError } from "./scan.js";
+
+export { chronological, listJournals } from "./files.js";
 
 export interface JournalRead {
   readonly format: JournalFormat;
@@ -15,6 +19,10 @@ export interface JournalRead {
   readonly tornBytes: number;
   /** NDJSON lines in the middle that did not parse (skipped), or 1 if a binary crc failed. */
   readonly corrupt: number;
+  /** The venue and account the file belongs to (its head); undefined for files written before identities. */
+  readonly identity: JournalIdentity | undefined;
+  /** The first byte that does not start a valid record; undefined for a clean file. */
+  readonly fault: Fault | undefined;
 }
 
 const KINDS = new Set(CODE_KIND.filter((k) => k !== undefined));
@@ -29,47 +37,63 @@ export function readJournal(path: string): JournalRead {
 function readBinary(buf: Buffer): JournalRead {
   const records: JournalRecord[] = [];
   let off = BINARY_MAGIC.length;
+  let fault: Fault | undefined;
   let corrupt = 0;
   while (off < buf.length) {
     const r = decodeBinary(buf, off);
     if (r === "torn" || r === "corrupt") {
       if (r === "corrupt") corrupt = 1;
+      const why = frameEnd(buf, off);
+      fault = binaryFault(buf, off, typeof why === "number" ? "malformed" : why, records.length);
       break;
     }
     records.push(r.rec);
     off = r.next;
   }
-  return { format: "binary", records, tornBytes: buf.length - off, corrupt };
+  const first = records[0];
+  const identity = first?.k === "note" && first.seq === 0 ? parseIdentity(first.text) : undefined;
+  return { format: "binary", records, tornBytes: buf.length - off, corrupt, identity, fault };
 }
 
 function readNdjson(buf: Buffer): JournalRead {
-  const text = buf.toString("utf8");
   const records: JournalRecord[] = [];
+  let identity: JournalIdentity | undefined;
   let corrupt = 0;
   let pos = 0;
   let tornBytes = 0;
-  while (pos < text.length) {
-    const nl = text.indexOf("\n", pos);
+  let firstBad: { offset: number; kind: "incomplete" | "unparsable"; records: number } | undefined;
+  while (pos < buf.length) {
+    const nl = buf.indexOf(0x0a, pos);
     if (nl === -1) {
       // No newline: the writer died mid-record.
-      tornBytes = Buffer.byteLength(text.slice(pos));
+      tornBytes = buf.length - pos;
+      firstBad ??= { offset: pos, kind: "incomplete", records: records.length };
       break;
     }
-    const line = text.slice(pos, nl);
+    const start = pos;
     pos = nl + 1;
-    if (line.length === 0) continue;
+    if (nl === start) continue;
     let v: unknown;
     try {
-      v = JSON.parse(line);
+      v = JSON.parse(buf.toString("utf8", start, nl));
     } catch {
-      corrupt++;
-      continue;
+      v = undefined;
     }
-    const k = (v as { k?: unknown }).k;
+    const k = (v as { k?: unknown } | undefined)?.k;
     if (typeof k === "string" && KINDS.has(k as never)) records.push(bytesBack(k as RecordKind, v as never));
-    else if (k !== "hdr") corrupt++;
+    else if (k === "hdr") identity ??= parseIdentity((v as { identity?: unknown }).identity);
+    else {
+      corrupt++;
+      firstBad ??= { offset: start, kind: "unparsable", records: records.length };
+    }
   }
-  return { format: "ndjson", records, tornBytes, corrupt };
+  let fault: Fault | undefined;
+  if (firstBad !== undefined) {
+    const after = records.length - firstBad.records;
+    const zeros = buf.subarray(firstBad.offset).every((b) => b === 0);
+    fault = { ...firstBad, after, tail: after === 0 && (firstBad.kind === "incomplete" || zeros) };
+  }
+  return { format: "ndjson", records, tornBytes, corrupt, identity, fault };
 }
 
 /** NDJSON carries byte fields as base64: back to bytes, as the binary reader returns them. */
@@ -79,17 +103,14 @@ function bytesBack(kind: RecordKind, rec: Record<string, unknown>): JournalRecor
   return rec as unknown as JournalRecord;
 }
 
-/** Journal files in `dir`, oldest first (names embed the UTC start time). */
-export function listJournals(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((f) => f.startsWith("hftgate-") && (f.endsWith(".ndjson") || f.endsWith(".hgj")))
-    .sort()
-    .map((f) => join(dir, f));
-}
+/** What start-up does about damage: `hftgate replay --check` finds it, the recovery moves it aside. */
+export const DAMAGE_HINT =
+  "`hftgate replay --check <dir>` lists the damage; `hftgate start --recover-from-venue` moves the damaged files aside and starts from the venue's listings";
 
 /**
- * Replay: feeds every record of the given files, in order, to `apply` (the engine passes them
- * through the order store). Returns what it read, torn tails included, so start-up can log it.
+ * Replay: feeds every record of the given files (oldest first), in order, to `apply` (the engine
+ * passes them through the order store). Only the last file may end in a torn tail (reported in
+ * `tornBytes`); any other fault throws JournalDamageError before that file's records are applied.
  */
 export function replayJournals(
   paths: readonly string[],
@@ -97,15 +118,17 @@ export function replayJournals(
 ): { records: number; tornBytes: number; corrupt: number } {
   let records = 0;
   let tornBytes = 0;
-  let corrupt = 0;
-  for (const p of paths) {
+  paths.forEach((p, i) => {
     const r = readJournal(p);
+    if (r.fault !== undefined && !(r.fault.tail && i === paths.length - 1)) {
+      const d: Damage = { file: p, fault: r.fault };
+      throw new JournalDamageError([d], DAMAGE_HINT);
+    }
     for (const rec of r.records) apply(rec, p);
     records += r.records.length;
     tornBytes += r.tornBytes;
-    corrupt += r.corrupt;
-  }
-  return { records, tornBytes, corrupt };
+  });
+  return { records, tornBytes, corrupt: 0 };
 }
 
 /** One consumer of a read: every record, in journal order. */
@@ -115,7 +138,8 @@ export interface JournalConsumer {
 
 /**
  * Reads the given files once, in order, handing every record to each consumer in turn (start-up:
- * the order replay, the session restorer, the told-vs-known ledger, from one pass).
+ * the order replay, the session restorer, the told-vs-known ledger, from one pass). Damage throws,
+ * as in replayJournals.
  */
 export function readJournalsInto(
   paths: readonly string[],

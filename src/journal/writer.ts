@@ -30,6 +30,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { BINARY_MAGIC, binaryBound, encodeBinary, encodeNdjson, type JournalFormat } from "./codec.js";
+import { identityText, type JournalIdentity } from "./identity.js";
 import type {
   CommandInput,
   EventInput,
@@ -75,6 +76,11 @@ export interface JournalOptions {
    * fdatasync always runs on the thread pool.
    */
   readonly writeMode?: "sync" | "async";
+  /**
+   * The venue and account this journal belongs to, written at the head of every file it creates
+   * (binary: a `note` with seq 0; NDJSON: in the `hdr` line). Start-up compares it (startCheck.ts).
+   */
+  readonly identity?: JournalIdentity;
 }
 
 export interface JournalStats {
@@ -525,14 +531,21 @@ export class Journal {
     this.fd = openSync(this.filePath, "a", JOURNAL_FILE_MODE);
     const st = fstatSync(this.fd);
     if ((st.mode & 0o077) !== 0) fchmodSync(this.fd, JOURNAL_FILE_MODE); // a day file from before
-    if (st.size === 0) {
-      if (this.format === "binary") writeSync(this.fd, BINARY_MAGIC);
-      else
-        writeSync(
-          this.fd,
-          `${JSON.stringify({ k: "hdr", format: "hftgate-journal", v: 1, ts: t, pid: process.pid })}\n`,
-        );
+    if (st.size === 0) writeAllSync(this.fd, this.fileHead(t));
+  }
+
+  /** A new file's first bytes: the format's head, then the identity when there is one. */
+  private fileHead(t: number): Buffer {
+    const id = this.opts.identity;
+    if (this.format === "ndjson") {
+      const hdr = { k: "hdr", format: "hftgate-journal", v: 1, ts: t, pid: process.pid, identity: id };
+      return Buffer.from(`${JSON.stringify(hdr)}\n`, "utf8");
     }
+    if (id === undefined) return BINARY_MAGIC;
+    const note = { text: identityText(id) };
+    const buf = Buffer.alloc(BINARY_MAGIC.length + binaryBound("note", note));
+    BINARY_MAGIC.copy(buf);
+    return buf.subarray(0, encodeBinary(buf, BINARY_MAGIC.length, "note", 0, t, note));
   }
 }
 

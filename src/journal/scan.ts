@@ -1,0 +1,228 @@
+/**
+ * Damage is not a torn tail. Walks a journal file record by record (binary: length, kind, CRC and field
+ * bounds, no record built; NDJSON: each line parsed) and reports the first byte that does not start a
+ * valid record. A crash mid-write leaves an incomplete last record with nothing readable after it: a
+ * torn tail, harmless in the newest file only. Anything else (a CRC or framing failure followed by
+ * readable records, a bad record that is complete, any failure in an earlier file) is damage.
+ */
+import { readFileSync } from "node:fs";
+import {
+  BINARY_MAGIC,
+  decodeBinary,
+  type FrameFault,
+  frameEnd,
+  type JournalFormat,
+  MIN_RECORD_LEN,
+} from "./codec.js";
+import { type JournalIdentity, parseIdentity } from "./identity.js";
+import { CODE_KIND, JournalError, KIND_CODE } from "./records.js";
+
+/** The first byte of a file that does not start a valid record, and what follows it. */
+export interface Fault {
+  /** Byte offset in the file. */
+  readonly offset: number;
+  /** Binary: the record runs past the end, fails its CRC or is malformed; NDJSON: a line that does not parse. */
+  readonly kind: FrameFault | "unparsable";
+  /** Valid records before it. */
+  readonly records: number;
+  /** Valid records found after it (the damaged stretch skipped over). */
+  readonly after: number;
+  /**
+   * An incomplete record (or only zero bytes) with nothing readable after it: what a crash mid-write
+   * leaves. A torn tail when the file is the newest; damage in any other.
+   */
+  readonly tail: boolean;
+}
+
+export interface FileScan {
+  readonly path: string;
+  readonly format: JournalFormat;
+  readonly size: number;
+  /** Valid records up to the first fault (the identity note included). */
+  readonly records: number;
+  /** The venue and account the file belongs to; undefined for files written before identities. */
+  readonly identity: JournalIdentity | undefined;
+  /** The venue kind of the file's first `start venue=` note (how files without an identity tell theirs). */
+  readonly startVenue: string | undefined;
+  readonly fault: Fault | undefined;
+}
+
+const NOTE = KIND_CODE.note;
+const START_NOTE = /^start venue=(\w+)/;
+const NDJSON_KINDS = new Set<unknown>(CODE_KIND.filter((k) => k !== undefined));
+
+export function scanJournal(path: string): FileScan {
+  const buf = readFileSync(path);
+  if (buf.length >= 4 && buf.subarray(0, 4).equals(BINARY_MAGIC)) return scanBinary(path, buf);
+  if (buf.length === 0 || buf[0] === 0x7b) return scanNdjson(path, buf);
+  throw new JournalError(`${path}: not an hftgate journal`);
+}
+
+function scanBinary(path: string, buf: Buffer): FileScan {
+  let off = BINARY_MAGIC.length;
+  let records = 0;
+  let identity: JournalIdentity | undefined;
+  let startVenue: string | undefined;
+  while (off < buf.length) {
+    const end = frameEnd(buf, off);
+    if (typeof end !== "number") {
+      const fault = binaryFault(buf, off, end, records);
+      return { path, format: "binary", size: buf.length, records, identity, startVenue, fault };
+    }
+    // Notes are rare: only they are decoded (the identity, an older file's start note).
+    if (buf[off + 8] === NOTE && (records === 0 || (identity === undefined && startVenue === undefined))) {
+      const d = decodeBinary(buf, off);
+      const text = typeof d === "object" && d.rec.k === "note" ? d.rec.text : "";
+      if (records === 0 && d !== "torn" && d !== "corrupt" && d.rec.seq === 0) identity = parseIdentity(text);
+      startVenue ??= START_NOTE.exec(text)?.[1];
+    }
+    records++;
+    off = end;
+  }
+  return { path, format: "binary", size: buf.length, records, identity, startVenue, fault: undefined };
+}
+
+/** The fault at `off`: how many valid records the rest of the file still holds, and whether it is a tail. */
+export function binaryFault(buf: Buffer, off: number, kind: FrameFault, records: number): Fault {
+  let after = 0;
+  let p = resync(buf, off + 1);
+  while (p >= 0) {
+    const end = frameEnd(buf, p);
+    if (typeof end === "number") {
+      after++;
+      p = end;
+    } else p = resync(buf, p + 1);
+  }
+  const tail = after === 0 && (kind === "incomplete" || zeros(buf, off));
+  return { offset: off, kind, records, after, tail };
+}
+
+/**
+ * The next offset from `from` where a valid record starts, or -1. Candidates must look like a record
+ * head (length inside the file, a known kind, a whole positive seq) before a CRC is computed, so a long
+ * damaged stretch costs a byte-by-byte scan, not a CRC per byte.
+ */
+function resync(buf: Buffer, from: number): number {
+  for (let p = from; p + 8 + MIN_RECORD_LEN <= buf.length; p++) {
+    const len = buf.readUInt32LE(p);
+    if (len < MIN_RECORD_LEN || p + 8 + len > buf.length) continue;
+    const code = buf[p + 8]!;
+    if (code === 0 || code >= CODE_KIND.length) continue;
+    const seq = buf.readDoubleLE(p + 9);
+    if (!(seq >= 0 && Number.isSafeInteger(seq))) continue;
+    if (typeof frameEnd(buf, p) === "number") return p;
+  }
+  return -1;
+}
+
+function zeros(buf: Buffer, from: number): boolean {
+  for (let i = from; i < buf.length; i++) if (buf[i] !== 0) return false;
+  return true;
+}
+
+function scanNdjson(path: string, buf: Buffer): FileScan {
+  let records = 0;
+  let identity: JournalIdentity | undefined;
+  let startVenue: string | undefined;
+  let fault: { offset: number; kind: "incomplete" | "unparsable"; records: number } | undefined;
+  let after = 0;
+  let pos = 0;
+  while (pos < buf.length) {
+    const nl = buf.indexOf(0x0a, pos);
+    if (nl === -1) {
+      // No newline: the writer died inside this line.
+      fault ??= { offset: pos, kind: "incomplete", records };
+      break;
+    }
+    const start = pos;
+    pos = nl + 1;
+    if (nl === start) continue;
+    const v = parseLine(buf.toString("utf8", start, nl));
+    if (v === undefined) {
+      fault ??= { offset: start, kind: "unparsable", records };
+      continue;
+    }
+    if (fault !== undefined) {
+      if (v.k !== "hdr") after++;
+      continue;
+    }
+    if (v.k === "hdr") identity ??= parseIdentity(v.identity);
+    else {
+      records++;
+      if (v.k === "note" && typeof v.text === "string") startVenue ??= START_NOTE.exec(v.text)?.[1];
+    }
+  }
+  const f: Fault | undefined =
+    fault === undefined
+      ? undefined
+      : {
+          ...fault,
+          after,
+          tail: after === 0 && (fault.kind === "incomplete" || zeros(buf, fault.offset)),
+        };
+  return { path, format: "ndjson", size: buf.length, records, identity, startVenue, fault: f };
+}
+
+function parseLine(line: string): Record<string, unknown> | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== "object" || v === null) return undefined;
+  const k = (v as { k?: unknown }).k;
+  return k === "hdr" || NDJSON_KINDS.has(k) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** A fault that is not the newest file's torn tail: the journal cannot be replayed as it is. */
+export interface Damage {
+  readonly file: string;
+  readonly fault: Fault;
+}
+
+const FAULT_TEXT: Readonly<Record<Fault["kind"], string>> = {
+  incomplete: "a record cut short",
+  checksum: "a CRC mismatch",
+  malformed: "a malformed record",
+  unparsable: "a line that does not parse",
+};
+
+/** `hftgate-….hgj at byte 27613 (a CRC mismatch): 412 records before it, 96 readable after it` */
+export function describeDamage(d: Damage): string {
+  const f = d.fault;
+  return `${d.file} at byte ${f.offset} (${FAULT_TEXT[f.kind]}): ${f.records} records before it, ${f.after} readable after it`;
+}
+
+/** The start is refused: a journal file is damaged (not a torn tail of the newest file). */
+export class JournalDamageError extends JournalError {
+  override name = "JournalDamageError";
+  readonly file: string;
+  readonly offset: number;
+  constructor(
+    readonly damage: readonly Damage[],
+    hint: string,
+  ) {
+    const first = damage[0]!;
+    const more = damage.length > 1 ? ` (and ${damage.length - 1} more damaged file(s))` : "";
+    super(`journal damaged: ${describeDamage(first)}${more}. ${hint}`);
+    this.file = first.file;
+    this.offset = first.fault.offset;
+  }
+}
+
+/** What a directory's files come to: damage, and the newest file's torn tail (if any). */
+export function classify(scans: readonly FileScan[]): {
+  damage: Damage[];
+  tornTail: { file: string; offset: number; bytes: number } | undefined;
+} {
+  const damage: Damage[] = [];
+  let tornTail: { file: string; offset: number; bytes: number } | undefined;
+  scans.forEach((s, i) => {
+    if (s.fault === undefined) return;
+    if (i === scans.length - 1 && s.fault.tail)
+      tornTail = { file: s.path, offset: s.fault.offset, bytes: s.size - s.fault.offset };
+    else damage.push({ file: s.path, fault: s.fault });
+  });
+  return { damage, tornTail };
+}
