@@ -364,7 +364,18 @@ const TABLE = [
     def: true,
     doc: "append-only journal of commands, requests and exchange messages",
   },
-  { path: "journal.dir", type: str(), def: "var/journal", doc: "journal directory" },
+  {
+    path: "journal.dir",
+    type: str(),
+    def: "var/journal/{venue}",
+    doc: "journal directory, one per venue and account (locked by one process at a time); `{venue}` stands for `sim` (the embedded simulator) or the venue's Spot host (`coinswitch.co`)",
+  },
+  {
+    path: "journal.recoverFromVenue",
+    type: bool,
+    def: false,
+    doc: "at start, a damaged journal is moved aside (`<dir>/damaged-<time>/`, never deleted) and the gateway starts from the venue's listings instead of refusing (`hftgate start --recover-from-venue` for one start)",
+  },
   { path: "journal.fsync", type: oneOf("none", "interval", "every"), def: "interval", doc: "fsync policy" },
   { path: "journal.fsyncIntervalMs", type: int(1, 60_000), def: 100, doc: "fsync interval for `interval`" },
   {

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Bus } from "../bus/bus.js";
 import type { GatewayClient } from "../client/client.js";
 import type { Gateway } from "../gateway/gateway.js";
+import type { StartCheck } from "../journal/startCheck.js";
 import type { Journal } from "../journal/writer.js";
 import type { MarketDataFeeds } from "../marketdata/index.js";
 import type { RestStack } from "../rest/stack.js";
@@ -67,6 +68,11 @@ export interface EngineHandle {
   /** Spot REST base URL in use (the embedded simulator's URL for venue `sim`). */
   readonly venueUrl: string;
   readonly replay: ReplaySummary | undefined;
+  /**
+   * What start-up found in the journal directory (undefined with the journal off): files, the torn
+   * tail cut, and `recovery` when damaged files were moved aside (`journal.recoverFromVenue`).
+   */
+  readonly journalCheck: StartCheck | undefined;
   /** Reconciled and the venue answered recently. */
   ready(): boolean;
   /**

@@ -32,6 +32,7 @@ import {
 import { flowStopped, healthReply, metricsReply, takesOrders } from "./health.js";
 import { InProcessTransport, inProcessClient } from "./inProcess.js";
 import { type InstrumentBook, listableCategories, loadInstruments } from "./instruments.js";
+import { checkJournal, holdJournal } from "./journalGate.js";
 import { JournalHalt } from "./journalHalt.js";
 import { startMarketData } from "./marketData.js";
 import { EngineMetrics } from "./metrics.js";
@@ -68,19 +69,26 @@ export async function startEngine(config: Config, opts: StartOptions = {}): Prom
 }
 
 async function boot(
-  config: Config,
+  configured: Config,
   opts: StartOptions,
   log: Logger,
   cleanups: (() => Promise<void> | void)[],
 ): Promise<EngineHandle> {
-  if (config.gateway.token !== null && config.gateway.token === config.gateway.adminToken) {
+  if (configured.gateway.token !== null && configured.gateway.token === configured.gateway.adminToken) {
     // Equal tokens would make every user session privileged (kill switch, trading state).
     throw new StartupError("gateway.adminToken must differ from gateway.token");
   }
+  // 0. the journal directory: `{venue}` expanded, locked for the process lifetime (one gateway per journal)
+  const hold = holdJournal(configured, log);
+  const journalLock = hold.lock;
+  if (journalLock) cleanups.push(() => journalLock.release());
+  const config = hold.config;
   // 1. keys and venue (the embedded simulator and its nats-server for venue `sim`)
   const v = await startVenue(config, opts.sim, log, cleanups);
   const { keys, sim, streamBase, hftNatsUrl, stopNats } = v;
   const spotBase = v.spotBase;
+  // This venue's and account's journal, undamaged (or damage moved aside on request), torn tail cut.
+  const { check: journalCheck, identity } = checkJournal(hold, configured.journal.dir, keys.apiKey, log);
 
   // 2. REST stack: clock sync, warm pool, pre-signer
   const rest = createRest(config, keys, v.spotBase, v.hftBase, log);
@@ -161,6 +169,7 @@ async function boot(
   if (config.journal.enabled) {
     journal = Journal.open({
       dir: config.journal.dir,
+      identity,
       fsync:
         config.journal.fsync === "interval"
           ? { intervalMs: config.journal.fsyncIntervalMs }
@@ -206,6 +215,11 @@ async function boot(
     for (const id of r.replayedIds) sync.markReplayed(id);
   }
   journal?.note({ text: `start venue=${config.venue.kind} instruments=${instruments.size}` });
+  const recovery = journalCheck?.recovery;
+  if (recovery)
+    journal?.note({
+      text: `recovered from venue: ${recovery.moved.length} damaged journal file(s) moved to ${recovery.movedTo}`,
+    });
   // Replayed orders are resolved by client id first (nothing re-sent), then the push feeds start and
   // run their own reconciliation (open + recent orders through the same store).
   await sync.start();
@@ -356,6 +370,7 @@ async function boot(
     );
   }
   cleanups.push(() => gateway.close());
+  journalLock?.update({ port: gateway.port });
   const local = new InProcessTransport(); // strategies in this process: handle.client()
   await gateway.addTransport(local.start);
   bus?.start(gateway, engine);
@@ -371,7 +386,8 @@ async function boot(
   const stop = (reason = "stop"): Promise<void> => {
     if (stopping) return stopping;
     readiness.stop();
-    stopping = shutdown(reason);
+    // The journal directory is free for the next process once this one has closed its file.
+    stopping = shutdown(reason).finally(() => journalLock?.release());
     return stopping;
   };
   const shutdown = (reason: string): Promise<void> =>
@@ -421,6 +437,7 @@ async function boot(
     venue: config.venue.kind,
     venueUrl: spotBase,
     replay,
+    journalCheck,
     ready: isReady,
     client: (o) => inProcessClient(local, token, o),
     stop,

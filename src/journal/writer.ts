@@ -531,7 +531,7 @@ export class Journal {
     this.fd = openSync(this.filePath, "a", JOURNAL_FILE_MODE);
     const st = fstatSync(this.fd);
     if ((st.mode & 0o077) !== 0) fchmodSync(this.fd, JOURNAL_FILE_MODE); // a day file from before
-    if (st.size === 0) writeAllSync(this.fd, this.fileHead(t));
+    if (st.size === 0) writeSync(this.fd, this.fileHead(t));
   }
 
   /** A new file's first bytes: the format's head, then the identity when there is one. */
