@@ -4,10 +4,11 @@
  * short block (URL, token, venue, how to run the demo), writes the same to `engine.stateFile`
  * (mode 0600) for `hftgate demo`, and stays up until SIGINT/SIGTERM.
  */
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { EngineHandle } from "../engine/lifecycle.js";
-import { type CommandSpec, command, str } from "./args.js";
+import type { InstanceLock } from "../journal/lock.js";
+import { bool, type CommandSpec, command, str } from "./args.js";
 
 export const spec: CommandSpec = {
   name: "start",
@@ -19,9 +20,15 @@ export const spec: CommandSpec = {
       value: "FILE",
       help: "JSON configuration (knobs in config/default.json); environment variables override it",
     },
+    "recover-from-venue": {
+      type: "boolean",
+      help: "a damaged journal is moved aside (never deleted) and the gateway starts from the venue's listings (journal.recoverFromVenue for this start)",
+    },
   },
   notes: [
     "Runs until SIGINT or SIGTERM. Writes the connection (URL, tokens) to engine.stateFile (mode 0600) for hftgate demo and hftgate top.",
+    "One gateway per journal directory and state file: a second start on either is refused, naming the first (pid, port).",
+    "A damaged journal refuses the start; `hftgate replay --check` shows where, --recover-from-venue recovers (docs/operator.md).",
   ],
 };
 
@@ -54,6 +61,28 @@ export function writeStateFile(path: string, h: EngineHandle): void {
   chmodSync(path, 0o600); // an existing file keeps its old mode otherwise
 }
 
+/** Removes the state file only if it is this process's (never another gateway's connection). */
+export function removeOwnStateFile(path: string): void {
+  try {
+    const st = JSON.parse(readFileSync(path, "utf8")) as Partial<GatewayStateFile>;
+    if (st.pid !== process.pid) return;
+  } catch {
+    return; // gone or unreadable: not ours to remove
+  }
+  rmSync(path, { force: true });
+}
+
+/** The state file's lock (`<stateFile>.lock`): one `hftgate start` writes a given state file. */
+async function lockStateFile(path: string): Promise<InstanceLock> {
+  const { InstanceLock } = await import("../journal/lock.js");
+  mkdirSync(dirname(path), { recursive: true });
+  return InstanceLock.acquire(`${path}.lock`, `state file ${path}`, (old) =>
+    process.stderr.write(
+      `hftgate start: lock of ${path} left by pid ${old?.pid ?? "?"} (no longer running): taken over\n`,
+    ),
+  );
+}
+
 export function banner(h: EngineHandle, stateFile: string): string {
   const venue =
     h.venue === "sim" ? `embedded simulator (${h.sim?.baseUrl ?? "?"})` : "CoinSwitch PRO (real orders)";
@@ -74,14 +103,23 @@ export function banner(h: EngineHandle, stateFile: string): string {
 export const run = command(spec, async (args) => {
   const { ConfigError, loadConfig } = await import("../config/load.js");
   const { StartupError, startEngine } = await import("../engine/lifecycle.js");
+  const { JournalError } = await import("../journal/records.js");
   let handle: EngineHandle;
   let stateFile: string;
+  let stateLock: InstanceLock | undefined;
   try {
-    const config = loadConfig({ file: str(args, "config") });
+    const recover = bool(args, "recover-from-venue");
+    const config = loadConfig({
+      file: str(args, "config"),
+      overrides: recover ? { "journal.recoverFromVenue": true } : {},
+    });
     stateFile = config.engine.stateFile;
+    // Before anything else: a second gateway on this state file would overwrite the first's connection.
+    stateLock = await lockStateFile(stateFile);
     handle = await startEngine(config);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof StartupError) {
+    stateLock?.release();
+    if (err instanceof ConfigError || err instanceof StartupError || err instanceof JournalError) {
       process.stderr.write(`hftgate start: ${err.message}\n`);
       return 2;
     }
@@ -92,14 +130,17 @@ export const run = command(spec, async (args) => {
   } catch (err) {
     process.stderr.write(`hftgate start: could not write ${stateFile}: ${(err as Error).message}\n`);
   }
+  stateLock.update({ port: handle.gateway.port });
   process.stdout.write(banner(handle, stateFile));
   const h = handle;
   const file = stateFile;
+  const lock = stateLock;
   const { onStopSignals } = await import("../engine/stopSignals.js");
   return new Promise<number>((resolve) => {
     // The first signal drains (docs/operator.md); a second one exits at once with 128 + its number.
     onStopSignals(h, (code) => {
-      rmSync(file, { force: true });
+      removeOwnStateFile(file);
+      lock.release();
       resolve(code);
       if (code !== 0) process.exit(code);
       // Everything is flushed and closed; do not wait for idle keep-alive sockets to time out.
