@@ -1,29 +1,48 @@
 /**
  * `hftgate replay <journal file or directory> [--order <clientId>] [--full]`: prints each order's
- * full history (commands, requests, responses, stream events) from a journal, oldest first.
+ * full history (commands, requests, responses, stream events) from a journal, oldest first, as far as
+ * each file reads. `--check [dir]` instead checks a journal directory the way start-up does (damage,
+ * the newest file's torn tail, whose journal it is) and exits non-zero when a start would be refused.
  */
 import { statSync } from "node:fs";
+import { basename } from "node:path";
+import { journalFiles, listJournals } from "../journal/files.js";
 import { formatRecord, orderHistories } from "../journal/history.js";
-import { listJournals, replayJournals } from "../journal/reader.js";
+import { describeIdentity } from "../journal/identity.js";
+import { readJournal } from "../journal/reader.js";
 import type { JournalRecord } from "../journal/records.js";
-import { bool, type CommandSpec, command, str } from "./args.js";
+import { classify, describeDamage, type FileScan, scanJournal } from "../journal/scan.js";
+import { bool, type CommandSpec, command, str, UsageError } from "./args.js";
 
 export const spec: CommandSpec = {
   name: "replay",
-  summary: "print each order's history (commands, requests, responses, stream events) from a journal",
+  summary: "print each order's history from a journal, or check a journal directory (--check)",
   positionals: "<journal file or directory>",
-  minPositionals: 1,
   options: {
     order: { type: "string", value: "CLIENT_ID", help: "only this order (its client order id)" },
     full: {
       type: "boolean",
       help: "print request and response bodies in full (default: first 300 characters)",
     },
+    check: {
+      type: "boolean",
+      help: "check the directory as start-up does (damage, torn tail, identity); exit 1 if a start would be refused",
+    },
+    config: {
+      type: "string",
+      value: "FILE",
+      help: "with --check and no directory: check the journal.dir of this configuration (and the environment)",
+    },
   },
+  notes: [
+    "Exit codes: 0 readable (--check: OK), 1 an unknown --order (--check: damage found), 2 a missing or unreadable file.",
+  ],
 };
 
 export const run = command(spec, async (args) => {
-  const target = args.positionals[0]!;
+  if (bool(args, "check")) return check(args.positionals[0] ?? (await configuredDir(str(args, "config"))));
+  const target = args.positionals[0];
+  if (target === undefined) throw new UsageError(`missing argument: ${spec.positionals}`);
   let files: string[];
   try {
     files = statSync(target).isDirectory() ? listJournals(target) : [target];
@@ -32,9 +51,16 @@ export const run = command(spec, async (args) => {
     return 2;
   }
   const records: JournalRecord[] = [];
-  let summary: ReturnType<typeof replayJournals>;
+  let torn = 0;
+  const damaged: string[] = [];
   try {
-    summary = replayJournals(files, (r) => records.push(r));
+    // Every file as far as it reads: after an incident the readable part is what matters.
+    for (const f of files) {
+      const r = readJournal(f);
+      records.push(...r.records);
+      if (r.fault !== undefined && !r.fault.tail) damaged.push(describeDamage({ file: f, fault: r.fault }));
+      else torn += r.tornBytes;
+    }
   } catch (err) {
     process.stderr.write(`replay: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
@@ -64,11 +90,64 @@ export const run = command(spec, async (args) => {
       out.push("");
     }
     out.push(
-      `${summary.records} records, ${histories.size} orders, ${files.length} file(s)` +
-        (summary.tornBytes > 0 ? `, torn tail of ${summary.tornBytes} bytes ignored` : "") +
-        (summary.corrupt > 0 ? `, ${summary.corrupt} damaged record(s) skipped` : ""),
+      `${records.length} records, ${histories.size} orders, ${files.length} file(s)` +
+        (torn > 0 ? `, torn tail of ${torn} bytes ignored` : "") +
+        (damaged.length > 0 ? `, damaged (read up to the damage): ${damaged.join("; ")}` : ""),
     );
   }
   process.stdout.write(`${out.join("\n")}\n`);
   return 0;
 });
+
+/** The configured journal directory (`{venue}` expanded), as `hftgate start` would use it. */
+async function configuredDir(file: string | undefined): Promise<string> {
+  const { ConfigError, loadConfig } = await import("../config/load.js");
+  const { expandJournalDir } = await import("../journal/identity.js");
+  try {
+    const c = loadConfig({ file });
+    return expandJournalDir(c.journal.dir, c.venue.kind, c.venue.spotBaseUrl);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** `--check`: one line per file, then OK or what a start would refuse; exit 0, 1 (refused) or 2 (unreadable). */
+function check(dir: string): number {
+  let scans: FileScan[];
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error("not a directory");
+    scans = journalFiles(dir).map(scanJournal);
+  } catch (err) {
+    process.stderr.write(`replay --check: cannot read ${dir}: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const { damage, tornTail } = classify(scans);
+  const out = [`journal ${dir}: ${scans.length} file(s)`];
+  const identities = new Set<string>();
+  for (const s of scans) {
+    const who = s.identity
+      ? describeIdentity(s.identity)
+      : s.startVenue
+        ? `no identity (older version, venue ${s.startVenue})`
+        : "no identity";
+    if (s.identity) identities.add(who);
+    out.push(`  ${basename(s.path)}  ${s.size} bytes, ${s.records} records, ${who}`);
+  }
+  for (const d of damage) out.push(`DAMAGED: ${describeDamage(d)}`);
+  if (tornTail)
+    out.push(
+      `torn tail: ${basename(tornTail.file)} ends in ${tornTail.bytes} bytes of an incomplete record at byte ${tornTail.offset} (the newest file: cut at the next start)`,
+    );
+  if (identities.size > 1)
+    out.push(`MIXED: files of ${identities.size} venues/accounts: ${[...identities].join("; ")}`);
+  const bad = damage.length > 0 || identities.size > 1;
+  if (damage.length > 0)
+    out.push(
+      `${damage.length} damaged file(s): hftgate start refuses this journal; ` +
+        "`hftgate start --recover-from-venue` moves the damaged file and every later one aside (never deleted) and starts from the venue's listings",
+    );
+  if (!bad) out.push("OK");
+  process.stdout.write(`${out.join("\n")}\n`);
+  return bad ? 1 : 0;
+}
