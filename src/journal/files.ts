@@ -1,7 +1,8 @@
 /**
  * The journal files of a directory and their order. Names embed the UTC start time (run files: to the
- * millisecond, then a fixed-width pid and a counter; older runs: to the second), so name order is start
- * order except within one start second of an older name, where the last-modified time decides.
+ * millisecond, then a fixed-width pid and a counter; older runs: to the second; day files: the day), and
+ * that time orders them; within one stamp the last-modified time decides (a file's mtime alone would
+ * move a file that was written to later, a cut torn tail or a salvaged start, behind newer ones).
  */
 import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -18,7 +19,7 @@ export function listJournals(dir: string): string[] {
 export function chronological(paths: readonly string[]): string[] {
   const rows = paths.map((p) => ({
     p,
-    k: /^hftgate-(\d{8}(?:T\d{6}Z)?)/.exec(basename(p))?.[1] ?? "",
+    k: /^hftgate-(\d{8}(?:T\d{6}(?:\.\d{3})?Z)?)/.exec(basename(p))?.[1] ?? "",
     m: statSync(p).mtimeMs,
   }));
   rows.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.m - b.m || (a.p < b.p ? -1 : 1)));

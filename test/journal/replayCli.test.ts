@@ -1,9 +1,18 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Journal } from "../../src/journal/index.js";
+import { Journal, journalIdentity } from "../../src/journal/index.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const cli = join(root, "dist", "src", "cli.js");
@@ -118,5 +127,84 @@ describe("hftgate replay (built CLI)", () => {
     const c = replay();
     expect(c.code).toBe(2);
     expect(c.err).toContain("usage");
+  });
+});
+
+describe("hftgate replay --check (built CLI)", () => {
+  /** A journal directory of two runs (`hftgate start` writes one file per run), 3 orders each. */
+  async function twoRuns(name: string): Promise<string[]> {
+    const d = join(dir, name);
+    const out: string[] = [];
+    for (const hour of [9, 10]) {
+      const j = Journal.open({
+        dir: d,
+        fsync: "none",
+        now: () => Date.UTC(2026, 10, 21, hour),
+        identity: journalIdentity("exchange", "https://coinswitch.co", "ab".repeat(32)),
+      });
+      for (let i = 0; i < 3; i++) {
+        j.command({ session: "s", op: "new", clientId: `hg-${hour}-${i}`, symbol: "BTCUSDT" });
+        j.response({ clientId: `hg-${hour}-${i}`, op: "create", status: 200, body: "{}" });
+      }
+      await j.close();
+      out.push(j.path);
+    }
+    return out;
+  }
+
+  it("OK for an intact journal, naming each file's venue and account", async () => {
+    await twoRuns("ok");
+    const r = replay("--check", join(dir, "ok"));
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/: 2 file\(s\)\n/);
+    expect(r.out).toMatch(
+      /hftgate-20261121T090000\.000Z-\d+-00\.hgj {2}\d+ bytes, 7 records, venue exchange at https:\/\/coinswitch\.co, account [0-9a-f]{16}/,
+    );
+    expect(r.out.trim().endsWith("OK")).toBe(true);
+  });
+
+  it("reports a flipped byte mid-journal with file, offset and record counts, and exits 1", async () => {
+    const [first] = await twoRuns("flipped");
+    const buf = readFileSync(first!);
+    const at = 4 + 8 + buf.readUInt32LE(4); // the second record (after the identity note)
+    buf[at + 30] ^= 0xff;
+    writeFileSync(first!, buf);
+    const r = replay("--check", join(dir, "flipped"));
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(
+      `DAMAGED: ${first} at byte ${at} (a CRC mismatch): 1 records before it, 5 readable after it`,
+    );
+    expect(r.out).toContain("hftgate start refuses this journal");
+    expect(r.out).not.toMatch(/^OK$/m);
+    // Printing still reads up to the damage (and says so).
+    const p = replay(join(dir, "flipped"));
+    expect(p.code).toBe(0);
+    expect(p.out).toContain("damaged (read up to the damage)");
+  });
+
+  it("a torn tail of the newest file is reported as such and passes; of an earlier file it fails", async () => {
+    const [first, second] = await twoRuns("torn");
+    truncateSync(second!, readFileSync(second!).length - 5);
+    const ok = replay("--check", join(dir, "torn"));
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/torn tail: .* ends in \d+ bytes of an incomplete record at byte \d+/);
+    truncateSync(first!, readFileSync(first!).length - 5);
+    const bad = replay("--check", join(dir, "torn"));
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain(`DAMAGED: ${first} at byte`);
+    expect(bad.out).toContain("(a record cut short): 6 records before it, 0 readable after it");
+  });
+
+  it("with --config and no directory: checks the configured journal.dir ({venue} expanded)", async () => {
+    await twoRuns("coinswitch.co");
+    const cfg = join(dir, "cfg.json");
+    writeFileSync(
+      cfg,
+      JSON.stringify({ venue: { kind: "exchange" }, journal: { dir: join(dir, "{venue}") } }),
+    );
+    const r = replay("--check", "--config", cfg);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`journal ${join(dir, "coinswitch.co")}: 2 file(s)`);
+    expect(replay("--check", join(dir, "missing")).code).toBe(2);
   });
 });
