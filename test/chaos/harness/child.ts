@@ -96,10 +96,10 @@ export class GatewayProcess {
     private readonly env: NodeJS.ProcessEnv,
   ) {}
 
-  /** Starts the process and resolves once it printed its command API address. */
-  start(timeoutMs = 15_000): Promise<void> {
+  /** Starts the process (`args` after `start --config <file>`) and resolves once it printed its command API address. */
+  start(timeoutMs = 15_000, args: readonly string[] = []): Promise<void> {
     this.runs++;
-    const child = spawn(process.execPath, [ensureBuilt(), "start", "--config", this.configFile], {
+    const child = spawn(process.execPath, [ensureBuilt(), "start", "--config", this.configFile, ...args], {
       cwd: ROOT,
       env: { ...this.env, PATH: process.env.PATH ?? "" },
       stdio: ["ignore", "pipe", "pipe"],
