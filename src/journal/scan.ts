@@ -5,7 +5,7 @@
  * torn tail, harmless in the newest file only. Anything else (a CRC or framing failure followed by
  * readable records, a bad record that is complete, any failure in an earlier file) is damage.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import {
   BINARY_MAGIC,
   decodeBinary,
@@ -52,34 +52,92 @@ const START_NOTE = /^start venue=(\w+)/;
 const NDJSON_KINDS = new Set<unknown>(CODE_KIND.filter((k) => k !== undefined));
 
 export function scanJournal(path: string): FileScan {
-  const buf = readFileSync(path);
-  if (buf.length >= 4 && buf.subarray(0, 4).equals(BINARY_MAGIC)) return scanBinary(path, buf);
-  if (buf.length === 0 || buf[0] === 0x7b) return scanNdjson(path, buf);
+  const fd = openSync(path, "r");
+  let first: number | undefined;
+  try {
+    const w = new Window(fd, fstatSync(fd).size);
+    w.ensure(0, 4);
+    const head = w.view();
+    if (head.length >= 4 && head.subarray(0, 4).equals(BINARY_MAGIC)) return scanBinary(path, w);
+    first = head[0];
+  } finally {
+    closeSync(fd);
+  }
+  if (first === undefined || first === 0x7b) return scanNdjson(path, readFileSync(path));
   throw new JournalError(`${path}: not an hftgate journal`);
 }
 
-function scanBinary(path: string, buf: Buffer): FileScan {
+/**
+ * A reused read buffer over a file: the scan walks a journal of any size in 1 MiB reads instead of one
+ * allocation of the whole file (which costs more than the walk itself: ~400 ms for 88 MB, against
+ * ~7 ms for the same bytes read into a reused buffer).
+ */
+class Window {
+  private buf = Buffer.allocUnsafe(1 << 20);
+  /** File offset of buf[0]; bytes held. */
+  base = 0;
+  private held = 0;
+
+  constructor(
+    private readonly fd: number,
+    readonly size: number,
+  ) {}
+
+  /** Holds the file's bytes [from, from + n) (fewer when the file ends first). */
+  ensure(from: number, n: number): void {
+    const want = Math.min(from + n, this.size);
+    if (from >= this.base && want <= this.base + this.held) return;
+    const keep = Math.max(0, this.base + this.held - from);
+    if (want - from > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(want - from, 2 * this.buf.length));
+      this.buf.copy(bigger, 0, from - this.base, from - this.base + keep);
+      this.buf = bigger;
+    } else if (keep > 0) this.buf.copy(this.buf, 0, from - this.base, from - this.base + keep);
+    this.base = from;
+    this.held = keep;
+    while (this.base + this.held < this.size && this.held < this.buf.length) {
+      const got = readSync(this.fd, this.buf, this.held, this.buf.length - this.held, this.base + this.held);
+      if (got === 0) break;
+      this.held += got;
+    }
+  }
+
+  /** The bytes held; file offset `o` is at `o - base`. */
+  view(): Buffer {
+    return this.buf.subarray(0, this.held);
+  }
+}
+
+function scanBinary(path: string, w: Window): FileScan {
   let off = BINARY_MAGIC.length;
   let records = 0;
   let identity: JournalIdentity | undefined;
   let startVenue: string | undefined;
-  while (off < buf.length) {
-    const end = frameEnd(buf, off);
+  while (off < w.size) {
+    w.ensure(off, 8);
+    const head = w.view();
+    const at = off - w.base;
+    const len = at + 8 <= head.length ? head.readUInt32LE(at) : 0;
+    w.ensure(off, 8 + len);
+    const buf = w.view();
+    const rel = off - w.base;
+    // The view holds the whole record unless the file ends first: then it is "incomplete".
+    const end = frameEnd(buf, rel);
     if (typeof end !== "number") {
-      const fault = binaryFault(buf, off, end, records);
-      return { path, format: "binary", size: buf.length, records, identity, startVenue, fault };
+      const fault = binaryFault(readFileSync(path), off, end, records);
+      return { path, format: "binary", size: w.size, records, identity, startVenue, fault };
     }
     // Notes are rare: only they are decoded (the identity, an older file's start note).
-    if (buf[off + 8] === NOTE && (records === 0 || (identity === undefined && startVenue === undefined))) {
-      const d = decodeBinary(buf, off);
+    if (buf[rel + 8] === NOTE && (records === 0 || (identity === undefined && startVenue === undefined))) {
+      const d = decodeBinary(buf, rel);
       const text = typeof d === "object" && d.rec.k === "note" ? d.rec.text : "";
-      if (records === 0 && d !== "torn" && d !== "corrupt" && d.rec.seq === 0) identity = parseIdentity(text);
+      if (records === 0 && typeof d === "object" && d.rec.seq === 0) identity = parseIdentity(text);
       startVenue ??= START_NOTE.exec(text)?.[1];
     }
     records++;
-    off = end;
+    off += end - rel;
   }
-  return { path, format: "binary", size: buf.length, records, identity, startVenue, fault: undefined };
+  return { path, format: "binary", size: w.size, records, identity, startVenue, fault: undefined };
 }
 
 /** The fault at `off`: how many valid records the rest of the file still holds, and whether it is a tail. */

@@ -152,6 +152,29 @@ describe("damage is not a torn tail (binary)", () => {
   });
 });
 
+describe("the scan of a large file", () => {
+  it("walks records across its 1 MiB reads, one record larger than a read, and finds damage far in", async () => {
+    const dir = newDir();
+    const j = Journal.open({ dir, fsync: "none" });
+    for (let i = 0; i < 6000; i++)
+      j.event({ source: "hft-poll", clientId: `c${i}`, body: "x".repeat(300 + (i % 7)) });
+    j.response({ clientId: "big", op: "query", status: 200, body: "y".repeat(1_500_000) });
+    for (let i = 0; i < 3000; i++) j.event({ source: "hft-poll", clientId: `d${i}`, body: "z".repeat(200) });
+    await j.close();
+    const f = j.path;
+    expect(readFileSync(f).length).toBeGreaterThan(3_000_000);
+    expect(scanJournal(f)).toMatchObject({ records: 9001, fault: undefined });
+    const s = starts(f);
+    flip(f, s[8500]! + 25);
+    expect(scanJournal(f).fault).toMatchObject({
+      offset: s[8500],
+      kind: "checksum",
+      records: 8500,
+      after: 500,
+    });
+  });
+});
+
 describe("damage is not a torn tail (NDJSON)", () => {
   it("a line that does not parse mid-file refuses; a last line without its newline is a torn tail", async () => {
     const dir = newDir();
