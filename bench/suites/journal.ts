@@ -2,12 +2,19 @@
  * Reliability hot-path costs: journal append (NDJSON vs binary, fsync none vs interval) with
  * throughput to disk, the rate limiter's grant-now path, and the pre-trade risk check. Floors in the
  * same run: one unbatched writeSync per record (what batching avoids), performance.now() (which the
- * limiter calls), and a Map lookup (what a risk check costs at least).
+ * limiter calls), and a Map lookup (what a risk check costs at least). Start-up, not the hot path:
+ * the journal check's scan of a file (damage, identity) against the replay's read of the same file.
  */
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FsyncPolicy, Journal, type JournalFormat, readJournal } from "../../src/journal/index.js";
+import {
+  type FsyncPolicy,
+  Journal,
+  type JournalFormat,
+  readJournal,
+  scanJournal,
+} from "../../src/journal/index.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../../src/limits/index.js";
 import { type OrderIntent, RiskGate } from "../../src/risk/index.js";
 import { newHistogram, ratio, recordNs, summarize, timeSync } from "../lib/stats.js";
@@ -79,6 +86,31 @@ async function journalCase(format: JournalFormat, fsync: FsyncPolicy, orders: nu
   };
 }
 
+/** Start-up's check of one binary file (scanJournal: framing and CRC) against the replay's read (readJournal). */
+async function startupCheck(orders: number) {
+  const dir = mkdtempSync(join(baseDir, "hftgate-bench-journal-"));
+  const j = Journal.open({ dir, fsync: "none" });
+  for (let i = 0; i < orders; i++) {
+    appendOrder(j, i, (fn) => fn());
+    if (i % 1000 === 999) await j.flush();
+  }
+  await j.close();
+  const best = (fn: () => void) => {
+    let ms = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < 5; k++) {
+      const t0 = process.hrtime.bigint();
+      fn();
+      ms = Math.min(ms, Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    return Math.round(ms);
+  };
+  const mb = j.stats.bytes / 1e6;
+  const scan_ms = best(() => scanJournal(j.path));
+  const read_ms = best(() => readJournal(j.path));
+  rmSync(dir, { recursive: true, force: true });
+  return { mb: Math.round(mb), records: orders * 4, scan_ms, read_ms, scan_vs_read: ratio(scan_ms, read_ms) };
+}
+
 function unbatchedFloor(n: number) {
   const dir = mkdtempSync(join(baseDir, "hftgate-bench-journal-"));
   const fd = openSync(join(dir, "floor.ndjson"), "a");
@@ -103,6 +135,7 @@ export async function run(): Promise<Record<string, unknown>> {
     }
   }
   const floor = unbatchedFloor(20_000);
+  const startup = await startupCheck(100_000);
 
   // Limiter: grant-now path on a bucket that never fills.
   const lim = new RateLimiter({
@@ -167,6 +200,7 @@ export async function run(): Promise<Record<string, unknown>> {
   return {
     journal: cases,
     unbatched_writeSync_floor: floor,
+    startup_check_vs_replay_read: startup,
     ratios: {
       binary_vs_ndjson_append_p50: ratio(bin.append.p50_us, nd.append.p50_us),
       binary_vs_ndjson_appends_per_s: ratio(bin.appends_per_s, nd.appends_per_s),
