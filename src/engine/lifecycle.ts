@@ -214,6 +214,9 @@ async function boot(
     replay = r.summary;
     for (const id of r.replayedIds) sync.markReplayed(id);
   }
+  // Order numbers the moved-aside journal used are never accepted again (LogonAck.lastClOrdNo does not go back).
+  for (const [name, no] of Object.entries(journalCheck?.recovery?.orderNumbers ?? {}))
+    engine.noteOrderNo(engine.ownerOf(name), no);
   journal?.note({ text: `start venue=${config.venue.kind} instruments=${instruments.size}` });
   const recovery = journalCheck?.recovery;
   if (recovery)

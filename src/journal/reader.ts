@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { BINARY_MAGIC, decodeBinary, frameEnd, type JournalFormat } from "./codec.js";
 import { type JournalIdentity, parseIdentity } from "./identity.js";
 import { CODE_KIND, JournalError, type JournalRecord, type RecordKind, SCHEMA } from "./records.js";
-import { binaryFault, type Damage, type Fault, JournalDamageError } from "./scan.js";
+import { binaryFault, type Damage, type Fault, JournalDamageError, nextRecord } from "./scan.js";
 
 export { chronological, listJournals } from "./files.js";
 
@@ -94,6 +94,26 @@ function readNdjson(buf: Buffer): JournalRead {
     fault = { ...firstBad, after, tail: after === 0 && (firstBad.kind === "incomplete" || zeros) };
   }
   return { format: "ndjson", records, tornBytes, corrupt, identity, fault };
+}
+
+/**
+ * Every record of a file that still reads, those after damage included (a binary file is searched for
+ * the next valid record past each bad stretch). Not for replay: for what a damaged file can still
+ * tell, such as the order numbers it used.
+ */
+export function readableRecords(path: string): JournalRecord[] {
+  const r = readJournal(path);
+  if (r.format === "ndjson" || r.fault === undefined) return r.records;
+  const buf = readFileSync(path);
+  const out = r.records.slice();
+  for (let p = nextRecord(buf, r.fault.offset + 1); p >= 0; ) {
+    const d = decodeBinary(buf, p);
+    if (typeof d === "object") {
+      out.push(d.rec);
+      p = d.next;
+    } else p = nextRecord(buf, p + 1);
+  }
+  return out;
 }
 
 /** NDJSON carries byte fields as base64: back to bytes, as the binary reader returns them. */

@@ -145,13 +145,13 @@ function scanBinary(path: string, w: Window): FileScan {
 /** The fault at `off`: how many valid records the rest of the file still holds, and whether it is a tail. */
 export function binaryFault(buf: Buffer, off: number, kind: FrameFault, records: number): Fault {
   let after = 0;
-  let p = resync(buf, off + 1);
+  let p = nextRecord(buf, off + 1);
   while (p >= 0) {
     const end = frameEnd(buf, p);
     if (typeof end === "number") {
       after++;
       p = end;
-    } else p = resync(buf, p + 1);
+    } else p = nextRecord(buf, p + 1);
   }
   const tail = after === 0 && (kind === "incomplete" || zeros(buf, off));
   return { offset: off, kind, records, after, tail };
@@ -162,7 +162,7 @@ export function binaryFault(buf: Buffer, off: number, kind: FrameFault, records:
  * head (length inside the file, a known kind, a whole positive seq) before a CRC is computed, so a long
  * damaged stretch costs a byte-by-byte scan, not a CRC per byte.
  */
-function resync(buf: Buffer, from: number): number {
+export function nextRecord(buf: Buffer, from: number): number {
   for (let p = from; p + 8 + MIN_RECORD_LEN <= buf.length; p++) {
     const len = buf.readUInt32LE(p);
     if (len < MIN_RECORD_LEN || p + 8 + len > buf.length) continue;

@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, renameSync, truncateSync } from "n
 import { basename, dirname, join } from "node:path";
 import { journalFiles } from "./files.js";
 import { describeIdentity, type JournalIdentity, sameIdentity, VENUE_PLACEHOLDER } from "./identity.js";
-import { DAMAGE_HINT } from "./reader.js";
+import { DAMAGE_HINT, readableRecords } from "./reader.js";
 import { JournalError } from "./records.js";
 import {
   classify,
@@ -46,6 +46,11 @@ export interface JournalRecovery {
   readonly damage: readonly Damage[];
   /** The first damaged file's readable start, kept in the journal under its name; undefined if it had none. */
   readonly kept: { readonly file: string; readonly bytes: number; readonly records: number } | undefined;
+  /**
+   * The highest client order number each session (by name) used in the moved files, as far as they
+   * read: the restart never accepts these numbers again, so a session's numbering does not go back.
+   */
+  readonly orderNumbers: Readonly<Record<string, number>>;
 }
 
 export interface StartCheck {
@@ -79,6 +84,7 @@ export function checkJournalAtStart(o: StartCheckOptions): StartCheck {
         movedTo: recovery.movedTo,
         moved: recovery.moved.map((f) => basename(f)),
         kept: recovery.kept,
+        orderNumbers: recovery.orderNumbers,
       },
       `journal damaged: ${recovery.moved.length} file(s) moved to ${recovery.movedTo}` +
         (recovery.kept
@@ -175,5 +181,21 @@ function moveAside(
     truncateSync(first.file, first.fault.offset);
     kept = { file: first.file, bytes: first.fault.offset, records: first.fault.records };
   }
-  return { movedTo, moved, damage, kept };
+  const orderNumbers = usedOrderNumbers(moved.map((f) => join(movedTo, basename(f))));
+  return { movedTo, moved, damage, kept, orderNumbers };
+}
+
+/** Per session name, the highest order number the files' commands used (`no=` of a new order, `new=` of a replacement). */
+function usedOrderNumbers(files: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of files)
+    for (const r of readableRecords(f)) {
+      if (r.k !== "cmd") continue;
+      const m = (
+        r.op === "new" ? /(?:^|;)no=(\d+)/ : r.op === "amend" ? /(?:^|;)new=(\d+)/ : undefined
+      )?.exec(r.reason ?? "");
+      const no = Number(m?.[1] ?? 0);
+      if (no > (out[r.session] ?? 0)) out[r.session] = no;
+    }
+  return out;
 }

@@ -198,6 +198,8 @@ describe("operations: the journal", () => {
     const live = await liveAtVenue();
     for (const id of exIds) expect(live.has(id)).toBe(true);
     const back = await rig.strategy("desk-a");
+    // Its numbering does not go back: the numbers the moved-aside records used are not accepted again.
+    expect(back.client.lastClOrdNo).toBe(Math.max(...late));
     for (const n of early) {
       const rows = await back.client.query(n);
       expect(rows.map((r) => r.exchangeOrderId)).toEqual([s.told.get(n)!.exchangeId]);

@@ -45,6 +45,8 @@ const KEY_B = "22".repeat(32);
 const VENUE_A = journalIdentity("exchange", "http://127.0.0.1:4001/", KEY_A);
 
 let clock = Date.UTC(2026, 10, 21, 8);
+/** The session's client order numbers, counting up across runs (as a strategy's do). */
+let orderNo = 0;
 async function writeRun(dir: string, n: number, identity?: JournalIdentity, start?: string): Promise<string> {
   clock += 60_000;
   const t = clock;
@@ -52,7 +54,8 @@ async function writeRun(dir: string, n: number, identity?: JournalIdentity, star
   if (start !== undefined) j.note({ text: `start venue=${start} instruments=3` });
   for (let i = 0; i < n; i++) {
     const id = `hg-${t}-${i}`;
-    j.command({ session: "s", op: "new", clientId: id, symbol: "BTCUSDT", side: "buy", qty: "1" });
+    const reason = `no=${++orderNo};inst=hft:linear:BTCUSDT;pos=0`;
+    j.command({ session: "s", op: "new", clientId: id, symbol: "BTCUSDT", side: "buy", qty: "1", reason });
     j.response({ clientId: id, op: "create", status: 200, body: `{"orderId":"x${i}"}` });
   }
   await j.close();
@@ -150,6 +153,7 @@ describe("journal check at start", () => {
     const f0 = await writeRun(dir, 3, VENUE_A);
     const f1 = await writeRun(dir, 5, VENUE_A);
     const f2 = await writeRun(dir, 2, VENUE_A);
+    const lastNo = orderNo;
     const at = recordStarts(f1)[6]!;
     const damaged = readFileSync(f1);
     damaged[at + 20] ^= 0x01;
@@ -164,6 +168,8 @@ describe("journal check at start", () => {
       movedTo: aside,
       moved: [f1, f2],
       kept: { file: f1, bytes: at, records: 6 },
+      // The numbers the moved files used, read past the damage too: never accepted again.
+      orderNumbers: { s: lastNo },
     });
     expect(c.recovery!.damage[0]).toMatchObject({ file: f1, fault: { offset: at, kind: "checksum" } });
     expect(readFileSync(join(aside, basename(f1)))).toEqual(damaged);
@@ -177,6 +183,19 @@ describe("journal check at start", () => {
     expect(warn.msg).toContain("starting from the venue's listings");
     // The next start finds a clean journal.
     expect(checkJournalAtStart(opts(dir)).recovery).toBeUndefined();
+  });
+
+  it("the order numbers a damaged file used after its damage still count", async () => {
+    const dir = newDir();
+    const f = await writeRun(dir, 8, VENUE_A);
+    const last = orderNo;
+    const at = recordStarts(f)[3]!; // the second order's command: 6 orders' records follow
+    const buf = readFileSync(f);
+    buf[at + 30] ^= 0x10;
+    writeFileSync(f, buf);
+    const c = checkJournalAtStart(opts(dir, { recoverFromVenue: true }));
+    expect(c.recovery?.kept?.records).toBe(3);
+    expect(c.recovery?.orderNumbers).toEqual({ s: last });
   });
 
   it("refuses a journal of another account, another venue URL, or the simulator", async () => {
