@@ -26,7 +26,7 @@ export class DurableGate<L> {
 
   constructor(
     journal: SessionJournal | undefined,
-    /** Writes a connection's held frames (the gateway's release; it asks `durable` again). */
+    /** Writes a connection's held frames (outbound.ts's release; it asks `durable` again). */
     private readonly release: (l: L) => void,
   ) {
     this.journal = journal;

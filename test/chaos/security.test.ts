@@ -129,7 +129,7 @@ describe("tokens", () => {
       expect(src).not.toMatch(/token\w*\s*[!=]==?[^>]|[!=]==?\s*\w*\.?\w*token\b/i);
       expect(src).not.toMatch(/token\w*\.(startsWith|includes|localeCompare)\(/i);
     }
-    const gw = readFileSync(join(dir, "gateway.ts"), "utf8");
+    const gw = readFileSync(join(dir, "logon.ts"), "utf8");
     expect(gw).toMatch(/timingSafeEqual\(given, this\.tokenDigest\)/);
     expect(gw).toMatch(/createHash\("sha256"\)/); // fixed-length digests: no length leak, no throw
   });
