@@ -23,8 +23,8 @@ import { loadConfig } from "../../src/config/load.js";
 import { type EngineHandle, startEngine } from "../../src/engine/index.js";
 import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
 import { Side } from "../../src/protocol/schema.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack } from "../../src/rest/stack.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack } from "../../src/venue/stack.js";
 import { newHistogram, recordNs, summarize } from "../lib/stats.js";
 
 export const name = "hftStream";

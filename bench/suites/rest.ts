@@ -17,9 +17,9 @@ import { RequestSigner } from "../../src/auth/requestSigner.js";
 import { nativeSigner, pureJsSigner } from "../../src/auth/signer.js";
 import { buildCatalogue } from "../../src/rest/catalogue.js";
 import { RestClient } from "../../src/rest/client.js";
-import type { HftCreateParams } from "../../src/rest/orderParams.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack } from "../../src/rest/stack.js";
+import type { HftCreateParams } from "../../src/venue/orderFields.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack } from "../../src/venue/stack.js";
 import { newHistogram, ratio, recordNs, summarize, timeSync } from "../lib/stats.js";
 
 export const name = "rest";

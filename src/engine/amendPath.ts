@@ -37,7 +37,7 @@ import type { InstrumentBook } from "./instruments.js";
 import type { Owners } from "./owners.js";
 import { ReplacePath } from "./replacePath.js";
 import type { RunState } from "./runState.js";
-import { failureText, recordAnswer, recordFailure } from "./venueAnswers.js";
+import { failureText, recordAnswer, recordFailure } from "./venueRequest.js";
 import { CLOCK_401_TEXT, RISK_TO_CODE, riskText } from "./wireMap.js";
 
 const GUARD_REASON: Readonly<Record<AmendRejectCode, number>> = {

@@ -27,7 +27,7 @@ import type { Account } from "./account.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
-import { type AnswerRecordApplier, failureText, recordAnswer, recordFailure } from "./venueAnswers.js";
+import { type AnswerRecordApplier, failureText, recordAnswer, recordFailure } from "./venueRequest.js";
 import { CANCEL_REASON, CLOCK_401_TEXT, cancelRejectBody } from "./wireMap.js";
 
 /** The cancel path's knobs, read from the config's sections (schema.ts documents each). */

@@ -33,7 +33,7 @@ import type { Notifier } from "./notifier.js";
 import type { Owners } from "./owners.js";
 import type { SendGate } from "./readiness.js";
 import type { RunState } from "./runState.js";
-import { type AnswerRecordApplier, recordAnswer, recordFailure, recordThrottled } from "./venueAnswers.js";
+import { type AnswerRecordApplier, recordAnswer, recordFailure, recordThrottled } from "./venueRequest.js";
 import {
   CLOCK_401_TEXT,
   RISK_TO_CODE,

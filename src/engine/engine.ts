@@ -45,9 +45,9 @@ import { type Body, CancelAllScope, QueryScope } from "../protocol/schema.js";
 import type { RestClient } from "../rest/client.js";
 import type { V5Position } from "../rest/wire.js";
 import type { RiskGate } from "../risk/riskGate.js";
-import { FuturesSurface } from "../venue/futures.js";
-import { HftSurface } from "../venue/hft.js";
-import { SpotSurface } from "../venue/spot.js";
+import { FuturesSurface } from "../venue/futures/surface.js";
+import { HftSurface } from "../venue/hft/surface.js";
+import { SpotSurface } from "../venue/spot/surface.js";
 import type { Surfaces, VenueSurface } from "../venue/surface.js";
 import { Account, type AccountOptions } from "./account.js";
 import { AmendPath } from "./amendPath.js";
@@ -60,7 +60,7 @@ import { Notifier } from "./notifier.js";
 import { Owners } from "./owners.js";
 import { OPEN_GATE, type SendGate } from "./readiness.js";
 import { RunState } from "./runState.js";
-import { AnswerRecordApplier } from "./venueAnswers.js";
+import { AnswerRecordApplier } from "./venueRequest.js";
 import { updateBody } from "./wireMap.js";
 
 /**

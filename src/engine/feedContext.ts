@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import type { KeyPair } from "../auth/keys.js";
 import type { Config } from "../config/load.js";
-import type { RestStack } from "../rest/stack.js";
+import type { RestStack } from "../venue/stack.js";
 import type { Engine } from "./engine.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";

@@ -2,9 +2,9 @@
 import type { Gateway } from "../gateway/gateway.js";
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
-import type { RestStack } from "../rest/stack.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import type { HftPrivateStream, OrderSync } from "../streams/index.js";
+import type { RestStack } from "../venue/stack.js";
 import type { VenueFeed, VenueSync } from "../venue/sync.js";
 import type { Engine } from "./engine.js";
 import type { EngineMetrics } from "./metrics.js";

@@ -8,9 +8,9 @@ import type { Instrument, Surface } from "../domain/types.js";
 import { type Grid, gridOf } from "../orders/normalize.js";
 import type { RestClient } from "../rest/client.js";
 import { isNotAllowlisted } from "../rest/errors.js";
-import { FUTURES_EXCHANGE, makeGrid, type OrderGrid } from "../rest/orderParams.js";
 import type { FuturesInstrument, SpotTradeInfo, V5Instrument } from "../rest/wire.js";
 import { parseDec } from "../util/decimal.js";
+import { FUTURES_EXCHANGE, makeGrid, type OrderGrid } from "../venue/orderFields.js";
 
 export class InstrumentError extends Error {
   override readonly name = "InstrumentError";

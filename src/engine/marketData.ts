@@ -6,8 +6,8 @@ import type { Logger } from "pino";
 import type { Config } from "../config/load.js";
 import type { RateLimiter } from "../limits/limiter.js";
 import { MarketDataFeeds } from "../marketdata/index.js";
-import type { RestStack } from "../rest/stack.js";
 import type { RiskGate } from "../risk/riskGate.js";
+import type { RestStack } from "../venue/stack.js";
 import type { InstrumentBook } from "./instruments.js";
 import { ReferencePrices } from "./referencePrices.js";
 

@@ -9,7 +9,7 @@ import type { Config } from "../config/load.js";
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
 import type { MarketDataFeeds } from "../marketdata/index.js";
-import type { RestStack } from "../rest/stack.js";
+import type { RestStack } from "../venue/stack.js";
 import type { VenueFeed, VenueSync } from "../venue/sync.js";
 import { drain } from "./drain.js";
 import type { EmbeddedVenue } from "./embeddedVenue.js";

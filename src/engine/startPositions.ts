@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { lotsOf } from "../orders/index.js";
-import type { RestStack } from "../rest/stack.js";
 import type { RiskGate } from "../risk/riskGate.js";
+import type { RestStack } from "../venue/stack.js";
 import type { Engine } from "./engine.js";
 import type { InstrumentBook } from "./instruments.js";
 

@@ -6,9 +6,9 @@ import type { Logger } from "pino";
 import { generateKeyHex } from "../auth/keygen.js";
 import { KeyError, type KeyPair, loadKeyPair } from "../auth/keys.js";
 import type { Config } from "../config/load.js";
-import { createRestStack, type RestStack } from "../rest/stack.js";
 import { HFT_NATS_URL } from "../streams/index.js";
 import { registerSecret } from "../telemetry/logger.js";
+import { createRestStack, type RestStack } from "../venue/stack.js";
 import {
   type EmbeddedVenue,
   type EmbeddedVenueOptions,

@@ -8,19 +8,6 @@
 import type { RequestSigner } from "../auth/requestSigner.js";
 import { encodeQuery, wireTarget } from "../auth/signedMessage.js";
 import type { Surface } from "../domain/types.js";
-import { buildCatalogue, type Catalogue, type Endpoint, type EndpointId } from "./catalogue.js";
-import { ClientSet, type SetHandler } from "./clientSet.js";
-import {
-  AuthError,
-  InvalidRequestError,
-  MissingEpochError,
-  OutcomeUnknownError,
-  RateLimitedError,
-  ResponseShapeError,
-  type RestError,
-  transportError,
-  ValidationError,
-} from "./errors.js";
 import {
   FUTURES_EXCHANGE,
   type FuturesCreateParams,
@@ -34,7 +21,20 @@ import {
   type SpotCreateParams,
   spotCancelBody,
   spotCreateBody,
-} from "./orderParams.js";
+} from "../venue/orderFields.js";
+import { buildCatalogue, type Catalogue, type Endpoint, type EndpointId } from "./catalogue.js";
+import { ClientSet, type SetHandler } from "./clientSet.js";
+import {
+  AuthError,
+  InvalidRequestError,
+  MissingEpochError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  ResponseShapeError,
+  type RestError,
+  transportError,
+  ValidationError,
+} from "./errors.js";
 import type {
   FuturesInstrument,
   FuturesOrderList,
@@ -90,7 +90,7 @@ export interface RestClientOptions {
   catalogue?: Catalogue;
   /**
    * Told of every 401 to a signed request, with the epoch it carried; its answer (does the clock
-   * explain it?) is attached to the AuthError as `clockExplains`. The clock guard (rest/stack.ts).
+   * explain it?) is attached to the AuthError as `clockExplains`. The clock guard (venue/stack.ts).
    */
   onUnauthorized?: (epochMs: number | undefined) => Promise<boolean>;
 }

@@ -34,7 +34,7 @@ export class InvalidRequestError extends RestError {
 /**
  * 401: bad signature, wrong key, or an epoch outside the venue's window; the venue's answer is the same
  * for all three. `epochMs` is the X-AUTH-EPOCH the refused request carried; `clockExplains`, when a
- * clock guard is wired (rest/stack.ts), settles true when a re-sync puts the 401 down to the clock.
+ * clock guard is wired (venue/stack.ts), settles true when a re-sync puts the 401 down to the clock.
  */
 export class AuthError extends RestError {
   override name = "AuthError";

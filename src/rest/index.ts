@@ -10,6 +10,14 @@ export { encodeQuery, formDecode, signedMessage } from "../auth/signedMessage.js
 export { makeSigner, nativeSigner, pureJsSigner, type Signer } from "../auth/signer.js";
 export { ClockError, type ClockOptions, type ClockState, ClockSync } from "../clock/clockSync.js";
 export {
+  type HftCancelParams,
+  type HftCreateParams,
+  makeGrid,
+  type OrderGrid,
+  type SpotCreateParams,
+} from "../venue/orderFields.js";
+export { createRestStack, type RestStack, type RestStackOptions } from "../venue/stack.js";
+export {
   buildCatalogue,
   type Catalogue,
   ENDPOINT_ROWS,
@@ -38,12 +46,4 @@ export {
   RestError,
   ValidationError,
 } from "./errors.js";
-export {
-  type HftCancelParams,
-  type HftCreateParams,
-  makeGrid,
-  type OrderGrid,
-  type SpotCreateParams,
-} from "./orderParams.js";
-export { createRestStack, type RestStack, type RestStackOptions } from "./stack.js";
 export * from "./wire.js";

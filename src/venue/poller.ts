@@ -21,7 +21,7 @@ import type { Surface } from "../domain/types.js";
 import type { LimitClass, RateLimiter } from "../limits/index.js";
 import { type OrderStore, Source, TERMINAL } from "../orders/index.js";
 import { RateLimitedError } from "../rest/errors.js";
-import { judgedRejected, type RecordApplier } from "./apply.js";
+import { judgedRejected, type RecordApplier } from "./ingest.js";
 import type { Resolver, SyncStats } from "./resolver.js";
 import type { FillList, VenueSurface } from "./surface.js";
 

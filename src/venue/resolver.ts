@@ -26,7 +26,7 @@ import {
   Status,
   TERMINAL,
 } from "../orders/index.js";
-import { needsAnswer, type RecordApplier } from "./apply.js";
+import { needsAnswer, type RecordApplier } from "./ingest.js";
 import { type Surfaces, surfaceOf, type VenueSurface } from "./surface.js";
 
 /** Counters shared with the poller (one `stats` object for the venue-sync module). */

@@ -10,7 +10,7 @@ import type { LimitClass } from "../limits/index.js";
 import type { Grid, Order, OrderEvent, Source, Status } from "../orders/index.js";
 import type { EndpointId } from "../rest/catalogue.js";
 import type { PreparedRequest } from "../rest/client.js";
-import type { OrderGrid } from "../rest/orderParams.js";
+import type { OrderGrid } from "../venue/orderFields.js";
 
 /** The operations that spend rate-limit credit, each mapped to its class by the surface. */
 export type SurfaceOp = "create" | "cancel" | "query" | "list";

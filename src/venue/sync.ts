@@ -20,12 +20,12 @@ import {
   TERMINAL,
 } from "../orders/index.js";
 import type { RestClient } from "../rest/client.js";
-import { RecordApplier } from "./apply.js";
-import { FuturesSurface } from "./futures.js";
-import { HftSurface } from "./hft.js";
+import { FuturesSurface } from "./futures/surface.js";
+import { HftSurface } from "./hft/surface.js";
+import { RecordApplier } from "./ingest.js";
 import { VenuePoller } from "./poller.js";
 import { newSyncStats, type Resolution, Resolver } from "./resolver.js";
-import { SpotSurface } from "./spot.js";
+import { SpotSurface } from "./spot/surface.js";
 import type { Surfaces, VenueSurface } from "./surface.js";
 
 /** What a push feed says about one surface it covers (src/streams' `SurfaceSyncState`). */

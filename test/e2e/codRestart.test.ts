@@ -13,8 +13,8 @@ import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
 import { startEngine } from "../../src/engine/index.js";
 import { Journal } from "../../src/journal/writer.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
 import { silent, testConfig, until } from "./harness.js";
 
 let sim: SimHandle;

@@ -10,8 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayClient } from "../../src/client/index.js";
 import { type Body, Liquidity, OrderStatus, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import type { RestStack } from "../../src/rest/stack.js";
 import type { SpotOrderRecord, V5Execution, V5OrderRecord } from "../../src/rest/wire.js";
+import type { RestStack } from "../../src/venue/stack.js";
 import { type Harness, next, startHarness } from "./harness.js";
 import { lotsOf, otherAccount, ticksOf } from "./otherAccount.js";
 

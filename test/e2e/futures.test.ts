@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
 import { OrderStatus, Side, Surface } from "../../src/protocol/schema.js";
-import { createRestStack } from "../../src/rest/stack.js";
+import { createRestStack } from "../../src/venue/stack.js";
 import { next, recorder, startHarness, until } from "./harness.js";
 import { restartVenue } from "./restartFixture.js";
 
@@ -117,7 +117,7 @@ describe("Futures v2 as a third surface", () => {
       presign: false,
       clock: false,
     });
-    const { makeGrid } = await import("../../src/rest/orderParams.js");
+    const { makeGrid } = await import("../../src/venue/orderFields.js");
     const taken = await them.client.createFuturesOrder(
       { symbol: "BTCUSDT", side: "buy", orderType: "limit", price: "70000", quantity: "0.012" },
       makeGrid("0.1", "0.001"),

@@ -10,9 +10,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { NatsGrant } from "../../sim/index.js";
 import { findNatsServer, NatsServer } from "../../sim/index.js";
 import { CODES, MdFlags, MdStatus, Side } from "../../src/protocol/schema.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import type { RestStack } from "../../src/rest/stack.js";
 import { RISK_REJECTS } from "../../src/risk/codes.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import type { RestStack } from "../../src/venue/stack.js";
 import { type Harness, next, recorder, startHarness, until } from "./harness.js";
 import { otherAccount } from "./otherAccount.js";
 

@@ -24,8 +24,8 @@ import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
 import { Liquidity, OrderStatus, Side, Tif } from "../../src/protocol/schema.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
 import { type Harness, next, recorder, startHarness, until } from "./harness.js";
 
 const BIN = findNatsServer();

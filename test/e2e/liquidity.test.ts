@@ -8,8 +8,8 @@ import { loadKeyPair } from "../../src/auth/keys.js";
 import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
 import { Source } from "../../src/orders/index.js";
 import { Liquidity, OrderStatus, Side, Tif } from "../../src/protocol/schema.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
 import { type Harness, next, startHarness } from "./harness.js";
 
 let t: Harness;

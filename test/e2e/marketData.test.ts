@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SubscribeRejectedError } from "../../src/client/index.js";
 import { CODES, MdFlags, MdStatus } from "../../src/protocol/schema.js";
-import type { RestStack } from "../../src/rest/stack.js";
+import type { RestStack } from "../../src/venue/stack.js";
 import { type Harness, recorder, startHarness, until } from "./harness.js";
 import { lotsOf, otherAccount, ticksOf } from "./otherAccount.js";
 

@@ -1,7 +1,7 @@
 /** Someone else at the same venue: a second simulator account over signed REST (not through the gateway). */
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
 import type { Harness } from "./harness.js";
 
 export function otherAccount(t: Harness): RestStack {

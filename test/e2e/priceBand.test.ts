@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import type { RestStack } from "../../src/rest/stack.js";
 import { RISK_REJECTS } from "../../src/risk/codes.js";
+import type { RestStack } from "../../src/venue/stack.js";
 import { type Harness, next, startHarness, until } from "./harness.js";
 import { otherAccount, ticksOf as ticks } from "./otherAccount.js";
 

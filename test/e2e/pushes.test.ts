@@ -8,8 +8,8 @@ import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
 import type { Body } from "../../src/protocol/schema.js";
 import { OrderStatus, Side, Tif } from "../../src/protocol/schema.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
 import { type Harness, next, startHarness, until } from "./harness.js";
 
 let t: Harness;

@@ -8,8 +8,8 @@ import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
 import { type EngineHandle, StartupError, startEngine } from "../../src/engine/index.js";
 import { OrderStatus, Side } from "../../src/protocol/schema.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack } from "../../src/rest/stack.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack } from "../../src/venue/stack.js";
 import { next, silent, testConfig, until } from "./harness.js";
 
 /** A venue that outlives gateway restarts: an external simulator reached as venue "exchange". */

@@ -15,9 +15,9 @@ import { GatewayClient } from "../../src/client/index.js";
 import { startEngine } from "../../src/engine/index.js";
 import { Journal } from "../../src/journal/writer.js";
 import { Status } from "../../src/orders/index.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
 import type { V5Execution, V5List } from "../../src/rest/wire.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
 import { recorder, silent, testConfig } from "./harness.js";
 
 let sim: SimHandle;

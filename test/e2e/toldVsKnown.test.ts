@@ -15,8 +15,8 @@ import { listJournals } from "../../src/journal/reader.js";
 import type { JournalRecord } from "../../src/journal/records.js";
 import { decodeG2C, type G2CMessage } from "../../src/protocol/codec.js";
 import { OrderStatus, Side } from "../../src/protocol/schema.js";
-import { createRestStack } from "../../src/rest/stack.js";
 import type { V5Execution, V5List } from "../../src/rest/wire.js";
+import { createRestStack } from "../../src/venue/stack.js";
 import { next, until } from "./harness.js";
 import { restartVenue } from "./restartFixture.js";
 

@@ -21,8 +21,8 @@ import { readJournal } from "../../src/journal/reader.js";
 import { Journal } from "../../src/journal/writer.js";
 import { Status } from "../../src/orders/index.js";
 import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
 import { RiskGate } from "../../src/risk/riskGate.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
 import { BTCUSDT } from "../fixtures/instruments.js";
 import { closeServer, envelope, json, startServer } from "../rest/helpers.js";
 

@@ -20,8 +20,8 @@ import { Journal } from "../../src/journal/writer.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../../src/limits/index.js";
 import { Status } from "../../src/orders/index.js";
 import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import { createRestStack } from "../../src/rest/stack.js";
 import { RiskGate } from "../../src/risk/riskGate.js";
+import { createRestStack } from "../../src/venue/stack.js";
 import { BTCUSDT } from "../fixtures/instruments.js";
 
 const silent = pino({ level: "silent" });

@@ -12,8 +12,8 @@ import {
   RateLimitedError,
   ValidationError,
 } from "../../src/rest/errors.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
 import { closeServer, envelope, json, SPOT_ORDER as ORDER, type Seen, startServer } from "./helpers.js";
 
 const keys = loadKeyPair("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");

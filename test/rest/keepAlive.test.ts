@@ -7,7 +7,7 @@ import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
 import { closeServer, json, SPOT_ORDER, startServer } from "./helpers.js";
 
 const keys = loadKeyPair("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidRequestError } from "../../src/rest/errors.js";
-import { hftCancelBody, hftCreateBody, makeGrid, spotCancelBody } from "../../src/rest/orderParams.js";
 import { formatDec, isMultipleOf, parseDec, tryParseDec } from "../../src/util/decimal.js";
+import { hftCancelBody, hftCreateBody, makeGrid, spotCancelBody } from "../../src/venue/orderFields.js";
 
 const base = {
   category: "linear",

@@ -18,8 +18,8 @@ import type { Instrument } from "../../src/domain/types.js";
 import type { RateLimiter } from "../../src/limits/index.js";
 import { type CancelDecision, Ev, gridOf, type Order, OrderStore } from "../../src/orders/index.js";
 import { OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack, type RestStack } from "../../src/rest/stack.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
 import { type SyncTuning, VenueSync } from "../../src/venue/sync.js";
 import { call, newKeys } from "../sim/helpers.js";
 

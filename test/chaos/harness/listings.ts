@@ -5,8 +5,8 @@
  * the instrument's step, so they compare with the wire's integers.
  */
 import type { KeyPair } from "../../../src/auth/keys.js";
-import { createRestStack } from "../../../src/rest/stack.js";
 import type { SpotOrderRecord, V5Execution, V5OrderRecord } from "../../../src/rest/wire.js";
+import { createRestStack } from "../../../src/venue/stack.js";
 import type { Norm } from "./truth.js";
 
 const SPOT: Record<string, Norm> = {

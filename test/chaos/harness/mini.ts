@@ -16,9 +16,9 @@ import type { Instrument, Surface } from "../../../src/domain/types.js";
 import { type LimitClass, type LimiterOptions, RateLimiter } from "../../../src/limits/index.js";
 import { Ev, gridOf, type Order, OrderStore, Source, Status } from "../../../src/orders/index.js";
 import { AuthError, RateLimitedError, RestError, ValidationError } from "../../../src/rest/errors.js";
-import { makeGrid } from "../../../src/rest/orderParams.js";
-import { createRestStack, type RestStack } from "../../../src/rest/stack.js";
 import { OrderSync } from "../../../src/streams/index.js";
+import { makeGrid } from "../../../src/venue/orderFields.js";
+import { createRestStack, type RestStack } from "../../../src/venue/stack.js";
 import { VenueSync } from "../../../src/venue/sync.js";
 import { type GatewayView, normFromStore } from "./truth.js";
 

@@ -8,8 +8,8 @@ import { HOT_PREFIXES, Presigner, type PresignerOptions } from "../auth/presigne
 import { RequestSigner } from "../auth/requestSigner.js";
 import { makeSigner } from "../auth/signer.js";
 import { type ClockOptions, ClockSync } from "../clock/clockSync.js";
-import { buildCatalogue, type EndpointId } from "./catalogue.js";
-import { type HttpOptions, RestClient } from "./client.js";
+import { buildCatalogue, type EndpointId } from "../rest/catalogue.js";
+import { type HttpOptions, RestClient } from "../rest/client.js";
 
 export interface RestStackOptions {
   keys: KeyPair;

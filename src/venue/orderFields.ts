@@ -4,9 +4,9 @@
  * input throws InvalidRequestError and nothing is sent.
  */
 import type { OrderType, PositionIdx, Side, TimeInForce } from "../domain/types.js";
+import type { EndpointId } from "../rest/catalogue.js";
+import { InvalidRequestError } from "../rest/errors.js";
 import { type Dec, formatDec, isMultipleOf, tryParseDec } from "../util/decimal.js";
-import type { EndpointId } from "./catalogue.js";
-import { InvalidRequestError } from "./errors.js";
 
 /** Price and quantity grid of one instrument, parsed once. */
 export interface OrderGrid {

@@ -4,7 +4,7 @@
  * (§5), so polling its open list is this surface's order-state source, on its own cadence because
  * the open-orders bucket is 20 reads per minute.
  */
-import type { LimitClass } from "../limits/index.js";
+import type { LimitClass } from "../../limits/index.js";
 import {
   eventFromFuturesOrder,
   type Grid,
@@ -13,12 +13,12 @@ import {
   type Source,
   type Status,
   statusFromFutures,
-} from "../orders/index.js";
-import type { PreparedRequest, RestClient } from "../rest/client.js";
-import { ValidationError } from "../rest/errors.js";
-import type { OrderGrid } from "../rest/orderParams.js";
-import type { FuturesOrderRecord } from "../rest/wire.js";
-import type { CreateAnswer, OpenList, SurfaceOp, VenueSurface } from "./surface.js";
+} from "../../orders/index.js";
+import type { PreparedRequest, RestClient } from "../../rest/client.js";
+import { ValidationError } from "../../rest/errors.js";
+import type { FuturesOrderRecord } from "../../rest/wire.js";
+import type { OrderGrid } from "../orderFields.js";
+import type { CreateAnswer, OpenList, SurfaceOp, VenueSurface } from "../surface.js";
 
 const CLASSES: Record<SurfaceOp, LimitClass> = {
   create: "futures.create",

@@ -1,5 +1,5 @@
 /** The Spot surface (`/trade/api/v2`): client id `client_order_id`, records carry cumulative quantity. */
-import type { LimitClass } from "../limits/index.js";
+import type { LimitClass } from "../../limits/index.js";
 import {
   eventFromSpotOrder,
   type Grid,
@@ -8,12 +8,12 @@ import {
   type Source,
   type Status,
   statusFromSpot,
-} from "../orders/index.js";
-import type { PreparedRequest, RestClient } from "../rest/client.js";
-import { ValidationError } from "../rest/errors.js";
-import type { OrderGrid } from "../rest/orderParams.js";
-import type { SpotOrderRecord } from "../rest/wire.js";
-import type { CreateAnswer, OpenList, SurfaceOp, VenueSurface } from "./surface.js";
+} from "../../orders/index.js";
+import type { PreparedRequest, RestClient } from "../../rest/client.js";
+import { ValidationError } from "../../rest/errors.js";
+import type { SpotOrderRecord } from "../../rest/wire.js";
+import type { OrderGrid } from "../orderFields.js";
+import type { CreateAnswer, OpenList, SurfaceOp, VenueSurface } from "../surface.js";
 
 const CLASSES: Record<SurfaceOp, LimitClass> = {
   create: "spot.create",

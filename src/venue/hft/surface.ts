@@ -3,7 +3,7 @@
  * (`linear`, `option`) are traded at once: each order's category is its instrument's venue, sent on
  * every request about it; the open list is read per category.
  */
-import type { LimitClass } from "../limits/index.js";
+import type { LimitClass } from "../../limits/index.js";
 import {
   eventFromV5Execution,
   eventFromV5Order,
@@ -14,13 +14,13 @@ import {
   type Source,
   type Status,
   statusFromV5,
-} from "../orders/index.js";
-import type { PreparedRequest, RestClient } from "../rest/client.js";
-import { isNotAllowlisted } from "../rest/errors.js";
-import type { OrderGrid } from "../rest/orderParams.js";
-import type { V5Execution, V5List, V5OrderAck, V5OrderRecord } from "../rest/wire.js";
-import { type Dec, stepsOf, tryParseDec } from "../util/decimal.js";
-import type { AmendState, CreateAnswer, FillList, OpenList, SurfaceOp, VenueSurface } from "./surface.js";
+} from "../../orders/index.js";
+import type { PreparedRequest, RestClient } from "../../rest/client.js";
+import { isNotAllowlisted } from "../../rest/errors.js";
+import type { V5Execution, V5List, V5OrderAck, V5OrderRecord } from "../../rest/wire.js";
+import { type Dec, stepsOf, tryParseDec } from "../../util/decimal.js";
+import type { OrderGrid } from "../orderFields.js";
+import type { AmendState, CreateAnswer, FillList, OpenList, SurfaceOp, VenueSurface } from "../surface.js";
 
 const CLASSES: Record<SurfaceOp, LimitClass> = {
   create: "hft.create",
