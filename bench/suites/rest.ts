@@ -16,8 +16,8 @@ import { Presigner } from "../../src/auth/presigner.js";
 import { RequestSigner } from "../../src/auth/requestSigner.js";
 import { nativeSigner, pureJsSigner } from "../../src/auth/signer.js";
 import { buildCatalogue } from "../../src/rest/catalogue.js";
-import { RestClient } from "../../src/rest/client.js";
-import type { HftCreateParams } from "../../src/venue/orderFields.js";
+import { VenueClient } from "../../src/venue/client.js";
+import type { HftCreateParams } from "../../src/venue/hft/create.js";
 import { makeGrid } from "../../src/venue/orderFields.js";
 import { createRestStack } from "../../src/venue/stack.js";
 import { newHistogram, ratio, recordNs, summarize, timeSync } from "../lib/stats.js";
@@ -188,14 +188,14 @@ export async function run(): Promise<Record<string, unknown>> {
     const presigner = new Presigner(keys, { clockMs: () => epochs.clockMs(), horizonMs: 200, refillMs: 20 });
     await presigner.start();
     const catalogue = buildCatalogue(presigner.prefixes);
-    const hotClient = new RestClient({
+    const hotClient = new VenueClient({
       apiKey: keys.apiKey,
       signer: new RequestSigner(native, epochs, presigner),
       catalogue,
       spotBaseUrl: "http://127.0.0.1:9",
       hftBaseUrl: "http://127.0.0.1:9",
     });
-    const coldClient = new RestClient({
+    const coldClient = new VenueClient({
       apiKey: keys.apiKey,
       signer: new RequestSigner(native, new EpochSource()),
       catalogue,

@@ -12,6 +12,7 @@ import type { Body } from "../protocol/schema.js";
 import type { RestClient } from "../rest/client.js";
 import { RestError } from "../rest/errors.js";
 import type { V5Position } from "../rest/wire.js";
+import { hftPositions } from "../venue/hft/reads.js";
 import type { InstrumentBook, InstrumentEntry } from "./instruments.js";
 import type { Owners } from "./owners.js";
 import { Coalescer, PositionLedger } from "./pushes.js";
@@ -161,7 +162,7 @@ export class Account {
     }
     this.refreshing = true;
     try {
-      const res = await this.d.client.positions({
+      const res = await hftPositions(this.d.client, {
         category: this.d.options.venue.hftCategories[0] ?? "linear",
       });
       limiter?.reportOutcome("hft.query", 200);

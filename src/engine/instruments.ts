@@ -6,11 +6,12 @@
  */
 import type { Instrument, Surface } from "../domain/types.js";
 import { type Grid, gridOf } from "../orders/normalize.js";
-import type { RestClient } from "../rest/client.js";
 import { isNotAllowlisted } from "../rest/errors.js";
 import type { FuturesInstrument, SpotTradeInfo, V5Instrument } from "../rest/wire.js";
 import { parseDec } from "../util/decimal.js";
-import { FUTURES_EXCHANGE, makeGrid, type OrderGrid } from "../venue/orderFields.js";
+import type { VenueClient } from "../venue/client.js";
+import { FUTURES_EXCHANGE } from "../venue/futures/fields.js";
+import { makeGrid, type OrderGrid } from "../venue/orderFields.js";
 
 export class InstrumentError extends Error {
   override readonly name = "InstrumentError";
@@ -195,7 +196,7 @@ export function futuresInstruments(rows: readonly FuturesInstrument[]): Omit<Ins
 
 /** Loads every configured instrument from the venue and registers the grids with the REST client. */
 export async function loadInstruments(
-  client: RestClient,
+  client: VenueClient,
   o: {
     surfaces: readonly Surface[];
     spotExchanges: readonly string[];
@@ -213,7 +214,7 @@ export async function loadInstruments(
   }
   if (o.surfaces.includes("hft")) {
     for (const category of o.hftCategories) {
-      let res: Awaited<ReturnType<RestClient["instruments"]>>;
+      let res: Awaited<ReturnType<VenueClient["instruments"]>>;
       try {
         res = await client.instruments({ category });
       } catch (err) {
@@ -237,7 +238,7 @@ export async function loadInstruments(
  * its refusal, but is left out of polling and stream reconciliation, which would otherwise never settle.
  */
 export async function listableCategories<T extends string>(
-  client: RestClient,
+  client: VenueClient,
   categories: readonly T[],
   onRefused: (category: string, err: Error) => void,
 ): Promise<T[]> {

@@ -1,32 +1,17 @@
 /**
- * REST client for both surfaces: a set of undici Clients per origin behind one FIFO
+ * The REST client, venue-neutral: a set of undici Clients per origin behind one FIFO
  * (src/rest/clientSet.ts: keep-alive, every connection pre-warmed and kept warm, ms timeouts, no
- * pipelining), request assembly from the catalogue, per-surface response parsing and error mapping.
- * Create and cancel have an explicit fast path: validated body by concatenation, header array built
- * directly, signature from the pre-signer ring.
+ * pipelining), request assembly and signing from the catalogue, the answer's envelope and error
+ * mapping. What each venue's requests say (bodies, queries, their checks) is in src/venue/{spot,hft,
+ * futures}/; they come here through `prepareBody` (the fast path: validated body, header array built
+ * directly, signature from the pre-signer's ring), `prepare` and `call`.
  */
 import type { RequestSigner } from "../auth/requestSigner.js";
 import { encodeQuery, wireTarget } from "../auth/signedMessage.js";
-import type { Surface } from "../domain/types.js";
-import {
-  FUTURES_EXCHANGE,
-  type FuturesCreateParams,
-  futuresCancelBody,
-  futuresCreateBody,
-  type HftCancelParams,
-  type HftCreateParams,
-  hftCancelBody,
-  hftCreateBody,
-  type OrderGrid,
-  type SpotCreateParams,
-  spotCancelBody,
-  spotCreateBody,
-} from "../venue/orderFields.js";
 import { buildCatalogue, type Catalogue, type Endpoint, type EndpointId } from "./catalogue.js";
 import { ClientSet, type SetHandler } from "./clientSet.js";
 import {
   AuthError,
-  InvalidRequestError,
   MissingEpochError,
   OutcomeUnknownError,
   RateLimitedError,
@@ -35,21 +20,6 @@ import {
   transportError,
   ValidationError,
 } from "./errors.js";
-import type {
-  FuturesInstrument,
-  FuturesOrderList,
-  FuturesOrderRecord,
-  SpotOrderList,
-  SpotOrderRecord,
-  SpotPortfolioRow,
-  SpotTradeInfo,
-  V5Execution,
-  V5Instrument,
-  V5List,
-  V5OrderAck,
-  V5OrderRecord,
-  V5Position,
-} from "./wire.js";
 import { V5_RET } from "./wire.js";
 
 /** [assumed] the local simulator's default address; the real hosts are in REAL_HOSTS. */
@@ -108,6 +78,18 @@ export interface PreparedRequest {
   epoch?: string;
 }
 
+/**
+ * Where a request's outcome goes (`sendTo`): one long-lived object per caller, handed back the
+ * request's context and a number of the caller's (its send time), so no closure is made per request.
+ * Called on a later tick than the answer's arrival, never inside the HTTP client's callbacks.
+ */
+export interface AnswerSink<C> {
+  /** 2xx: the unwrapped payload (`data` on Spot, `result` on v5). */
+  answered(ctx: C, res: unknown, stamp: number): void;
+  /** A typed RestError (or a transport error mapped to one). */
+  failed(ctx: C, err: unknown, stamp: number): void;
+}
+
 const CT = "content-type";
 const JSON_CT = "application/json";
 const UNSIGNED_HEADERS = [CT, JSON_CT];
@@ -117,7 +99,6 @@ export class RestClient {
   private readonly origins = new Map<string, ClientSet>();
   private readonly spotConns: ClientSet;
   private readonly hftConns: ClientSet;
-  private readonly grids = new Map<string, OrderGrid>();
   private readonly apiKey: string;
   private readonly signer: RequestSigner;
   private readonly prewarmN: number;
@@ -218,23 +199,6 @@ export class RestClient {
     await Promise.all(sets.map((c) => c.close()));
   }
 
-  /** Registers an instrument's grid so order helpers can validate price and quantity. */
-  setGrid(surface: Surface, symbol: string, grid: OrderGrid): void {
-    this.grids.set(`${surface}:${symbol}`, grid);
-  }
-
-  private gridOf(surface: Surface, symbol: string, id: EndpointId, given: OrderGrid | undefined): OrderGrid {
-    const g = given ?? this.grids.get(`${surface}:${symbol}`);
-    if (g === undefined) {
-      throw new InvalidRequestError(
-        `symbol: unknown instrument ${JSON.stringify(String(symbol).slice(0, 40))}`,
-        id,
-        "symbol",
-      );
-    }
-    return g;
-  }
-
   // ---------- assembly ----------
 
   /** Generic assembly: signs `METHOD + decoded(path?query) + epoch` (inline, or ring when hot and query-less). */
@@ -261,8 +225,12 @@ export class RestClient {
     };
   }
 
-  // Fast path: fixed prefix, no query, body already validated.
-  private prepareHot(ep: Endpoint, body: string): PreparedRequest {
+  /**
+   * The fast path: an endpoint's fixed path (no query) with a body its venue module validated and
+   * built; the signature comes from the pre-signer's ring when the endpoint is pre-signed.
+   */
+  prepareBody(id: EndpointId, body: string): PreparedRequest {
+    const ep = this.catalogue[id];
     const st = this.signer.signFor(ep.method, ep.path, ep.presignId);
     return {
       endpoint: ep,
@@ -282,54 +250,32 @@ export class RestClient {
     };
   }
 
-  prepareSpotCreate(p: SpotCreateParams, grid?: OrderGrid): PreparedRequest {
-    const body = spotCreateBody(p, this.gridOf("spot", p.symbol, "spot.createOrder", grid));
-    return this.prepareHot(this.catalogue["spot.createOrder"], body);
-  }
-
-  prepareSpotCancel(orderId: string): PreparedRequest {
-    return this.prepareHot(this.catalogue["spot.cancelOrder"], spotCancelBody(orderId));
-  }
-
-  prepareHftCreate(p: HftCreateParams, grid?: OrderGrid): PreparedRequest {
-    const body = hftCreateBody(p, this.gridOf("hft", p.symbol, "hft.createOrder", grid));
-    return this.prepareHot(this.catalogue["hft.createOrder"], body);
-  }
-
-  prepareHftCancel(p: HftCancelParams): PreparedRequest {
-    return this.prepareHot(this.catalogue["hft.cancelOrder"], hftCancelBody(p));
-  }
-
-  prepareFuturesCreate(p: FuturesCreateParams, grid?: OrderGrid): PreparedRequest {
-    const body = futuresCreateBody(p, this.gridOf("futures", p.symbol, "futures.createOrder", grid));
-    return this.prepareHot(this.catalogue["futures.createOrder"], body);
-  }
-
-  prepareFuturesCancel(orderId: string): PreparedRequest {
-    return this.prepareHot(this.catalogue["futures.cancelOrder"], futuresCancelBody(orderId));
-  }
-
   // ---------- transport and parsing ----------
 
   /**
-   * Sends a prepared request and returns the unwrapped payload (`data` on Spot, `result` on v5).
-   * Uses undici's dispatch API with a small collector: measurably cheaper than `request` (no stream).
+   * Sends a prepared request; its outcome goes to `sink` with `ctx` and `stamp` (see AnswerSink). Uses
+   * undici's dispatch API with a small collector: measurably cheaper than `request` (no stream).
    */
-  send<T>(req: PreparedRequest): Promise<T> {
+  sendTo<C>(req: PreparedRequest, sink: AnswerSink<C>, ctx: C, stamp: number): void {
     const ep = req.endpoint;
     // Spot and Futures v2 share the host (coinswitch.co); HFT has its own.
     const set = ep.surface === "hft" ? this.hftConns : this.spotConns;
+    set.dispatch(
+      {
+        method: ep.method,
+        path: req.path,
+        headers: req.headers,
+        body: req.body,
+        reset: ep.method === "DELETE" && req.body !== undefined ? this.deleteReset : undefined,
+      },
+      new Collector(ep, sink as AnswerSink<unknown>, ctx, stamp, req.epoch, this.onUnauthorized),
+    );
+  }
+
+  /** Sends a prepared request and returns the unwrapped payload (`data` on Spot, `result` on v5). */
+  send<T>(req: PreparedRequest): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      set.dispatch(
-        {
-          method: ep.method,
-          path: req.path,
-          headers: req.headers,
-          body: req.body,
-          reset: ep.method === "DELETE" && req.body !== undefined ? this.deleteReset : undefined,
-        },
-        new Collector(ep, resolve as (v: unknown) => void, reject, req.epoch, this.onUnauthorized),
-      );
+      this.sendTo(req, SETTLE, { resolve: resolve as (v: unknown) => void, reject }, 0);
     });
   }
 
@@ -337,161 +283,25 @@ export class RestClient {
   async call<T = unknown>(id: EndpointId, query: Query = [], body?: unknown): Promise<T> {
     return this.send<T>(this.prepare(id, query, body === undefined ? undefined : JSON.stringify(body)));
   }
-
-  // ---------- Spot v2 ----------
-
-  async createSpotOrder(p: SpotCreateParams, grid?: OrderGrid): Promise<SpotOrderRecord> {
-    return this.send(this.prepareSpotCreate(p, grid));
-  }
-
-  /** [assumed] response `{data: <order record>}` (not established by the docs). */
-  async cancelSpotOrder(orderId: string): Promise<SpotOrderRecord> {
-    return this.send(this.prepareSpotCancel(orderId));
-  }
-
-  async getSpotOrder(by: { orderId: string } | { clientOrderId: string }): Promise<SpotOrderRecord> {
-    const q: [string, string] =
-      "orderId" in by ? ["order_id", by.orderId] : ["client_order_id", by.clientOrderId];
-    if (typeof q[1] !== "string" || q[1] === "") {
-      throw new InvalidRequestError(`${q[0]}: must be a non-empty string`, "spot.getOrder", q[0]);
-    }
-    return this.call("spot.getOrder", [q]);
-  }
-
-  async listSpotOrders(f: {
-    open: boolean;
-    count?: number;
-    fromTime?: number;
-    toTime?: number;
-    side?: "buy" | "sell";
-    symbols?: string[];
-    exchanges?: string[];
-    type?: string;
-    status?: string;
-  }): Promise<SpotOrderList> {
-    const q: [string, string][] = [["open", f.open ? "true" : "false"]];
-    if (f.count !== undefined) q.push(["count", String(f.count)]);
-    if (f.fromTime !== undefined) q.push(["from_time", String(f.fromTime)]);
-    if (f.toTime !== undefined) q.push(["to_time", String(f.toTime)]);
-    if (f.side !== undefined) q.push(["side", f.side]);
-    if (f.symbols !== undefined) q.push(["symbols", f.symbols.join(",")]);
-    if (f.exchanges !== undefined) q.push(["exchanges", f.exchanges.join(",")]);
-    if (f.type !== undefined) q.push(["type", f.type]);
-    if (f.status !== undefined) q.push(["status", f.status]);
-    return this.call("spot.listOrders", q);
-  }
-
-  async portfolio(): Promise<SpotPortfolioRow[]> {
-    return this.call("spot.portfolio");
-  }
-
-  async tradeInfo(
-    f: { exchange?: string; symbol?: string } = {},
-  ): Promise<Record<string, Record<string, SpotTradeInfo>>> {
-    const q: [string, string][] = [];
-    if (f.exchange !== undefined) q.push(["exchange", f.exchange]);
-    if (f.symbol !== undefined) q.push(["symbol", f.symbol]);
-    return this.call("spot.tradeInfo", q);
-  }
-
-  /** Unauthenticated server time in ms (the clock sync's source). */
-  async spotTime(): Promise<number> {
-    const r = await this.call<{ serverTime?: unknown }>("spot.time");
-    if (typeof r?.serverTime !== "number")
-      throw new ResponseShapeError("time: no numeric serverTime", "spot.time", 200);
-    return r.serverTime;
-  }
-
-  // ---------- Futures v2 (exchange EXCHANGE_2 on every request) ----------
-
-  /** [assumed] the answer is the order record, like Spot's. */
-  async createFuturesOrder(p: FuturesCreateParams, grid?: OrderGrid): Promise<FuturesOrderRecord> {
-    return this.send(this.prepareFuturesCreate(p, grid));
-  }
-
-  async cancelFuturesOrder(orderId: string): Promise<FuturesOrderRecord> {
-    return this.send(this.prepareFuturesCancel(orderId));
-  }
-
-  /** One order by venue id or client id (the docs' reconciliation query). */
-  async getFuturesOrder(by: { orderId: string } | { clientOrderId: string }): Promise<FuturesOrderRecord> {
-    const q: [string, string] =
-      "orderId" in by ? ["order_id", by.orderId] : ["client_order_id", by.clientOrderId];
-    if (typeof q[1] !== "string" || q[1] === "") {
-      throw new InvalidRequestError(`${q[0]}: must be a non-empty string`, "futures.getOrder", q[0]);
-    }
-    return this.call("futures.getOrder", [["exchange", FUTURES_EXCHANGE], q]);
-  }
-
-  async listFuturesOpen(f: { symbol?: string; limit?: number } = {}): Promise<FuturesOrderList> {
-    const q: [string, string][] = [["exchange", FUTURES_EXCHANGE]];
-    if (f.symbol !== undefined) q.push(["symbol", f.symbol]);
-    if (f.limit !== undefined) q.push(["limit", String(f.limit)]);
-    return this.call("futures.openOrders", q);
-  }
-
-  async futuresInstruments(): Promise<FuturesInstrument[]> {
-    return this.call("futures.instruments", [["exchange", FUTURES_EXCHANGE]]);
-  }
-
-  // ---------- HFT v5 ----------
-
-  async createHftOrder(p: HftCreateParams, grid?: OrderGrid): Promise<V5OrderAck> {
-    return this.send(this.prepareHftCreate(p, grid));
-  }
-
-  /** [assumed] POST /v5/order/cancel (path configurable through the catalogue). */
-  async cancelHftOrder(p: HftCancelParams): Promise<V5OrderAck> {
-    return this.send(this.prepareHftCancel(p));
-  }
-
-  async realtime(f: {
-    category: string;
-    symbol?: string;
-    orderId?: string;
-    orderLinkId?: string;
-    cursor?: string;
-  }): Promise<V5List<V5OrderRecord>> {
-    return this.call("hft.realtime", v5Query(f, ["category", "symbol", "orderId", "orderLinkId", "cursor"]));
-  }
-
-  async executions(f: {
-    category: string;
-    symbol?: string;
-    orderId?: string;
-    orderLinkId?: string;
-    cursor?: string;
-    limit?: number;
-  }): Promise<V5List<V5Execution>> {
-    return this.call(
-      "hft.executions",
-      v5Query(f, ["category", "symbol", "orderId", "orderLinkId", "cursor", "limit"]),
-    );
-  }
-
-  async instruments(f: { category: string; symbol?: string }): Promise<V5List<V5Instrument>> {
-    return this.call("hft.instruments", v5Query(f, ["category", "symbol"]));
-  }
-
-  async positions(f: { category: string; symbol?: string }): Promise<V5List<V5Position>> {
-    return this.call("hft.positions", v5Query(f, ["category", "symbol"]));
-  }
-
-  /** Server time in ms from GET /v5/market/time: `result.timeNano`/`timeSecond` [assumed], else envelope `time`. */
-  async hftTime(): Promise<number> {
-    const r = await this.call<{ timeSecond?: string; timeNano?: string; time?: number }>("hft.marketTime");
-    if (r?.timeNano !== undefined) return Math.floor(Number(r.timeNano) / 1e6);
-    if (r?.timeSecond !== undefined) return Number(r.timeSecond) * 1000;
-    if (typeof r?.time === "number") return r.time;
-    throw new ResponseShapeError("market time: no time field", "hft.marketTime", 200);
-  }
 }
 
+interface Settle {
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+
+/** `send`'s sink: the outcome settles the caller's promise. */
+const SETTLE: AnswerSink<Settle> = {
+  answered: (p, res) => p.resolve(res),
+  failed: (p, err) => p.reject(err),
+};
+
 /**
- * Collects one response and settles the caller's promise through parseResponse. Implements undici's
- * classic handler methods (raw header buffers): the newer onResponse* interface makes undici wrap
- * every request in two adapter objects and build a header object per response, of which only
- * Retry-After is ever read.
+ * Collects one response, reads it through parseResponse and hands the outcome to its sink on the next
+ * tick (process.nextTick with the collector as argument: no closure), outside undici's callbacks.
+ * Implements undici's classic handler methods (raw header buffers): the newer onResponse* interface
+ * makes undici wrap every request in two adapter objects and build a header object per response, of
+ * which only Retry-After is ever read.
  */
 class Collector implements SetHandler {
   slot = -1;
@@ -500,11 +310,16 @@ class Collector implements SetHandler {
   private retryAfter: string | undefined;
   private first: Buffer | undefined;
   private rest: Buffer[] | undefined;
+  /** The outcome: the payload when `ok`, else the error. Only the first one is delivered. */
+  ok = false;
+  outcome: unknown = undefined;
+  private settled = false;
 
   constructor(
     private readonly ep: Endpoint,
-    private readonly resolve: (v: unknown) => void,
-    private readonly reject: (e: unknown) => void,
+    readonly sink: AnswerSink<unknown>,
+    readonly ctx: unknown,
+    readonly stamp: number,
     private readonly epoch: string | undefined,
     private readonly onUnauthorized: RestClientOptions["onUnauthorized"],
   ) {}
@@ -529,22 +344,34 @@ class Collector implements SetHandler {
   onComplete(): void {
     // The connection is free again: the oldest waiting request takes it before this answer is read.
     this.finished?.(this);
+    if (this.settled) return;
+    this.settled = true;
     const buf = this.rest !== undefined ? Buffer.concat(this.rest) : this.first;
     const text = buf === undefined ? "" : buf.toString("utf8");
     try {
-      this.resolve(parseResponse(this.ep, this.status, this.retryAfter, text, this.epoch));
+      this.outcome = parseResponse(this.ep, this.status, this.retryAfter, text, this.epoch);
+      this.ok = true;
     } catch (err) {
       // The venue says the same 401 for a bad key and an epoch outside its window: the clock decides.
       if (err instanceof AuthError && this.epoch !== undefined && this.onUnauthorized !== undefined)
         err.clockExplains = this.onUnauthorized(err.epochMs);
-      this.reject(err);
+      this.outcome = err;
     }
+    process.nextTick(deliver, this);
   }
 
   onError(err: Error): void {
     this.finished?.(this);
-    this.reject(transportError(err, this.ep.id));
+    if (this.settled) return;
+    this.settled = true;
+    this.outcome = transportError(err, this.ep.id);
+    process.nextTick(deliver, this);
   }
+}
+
+function deliver(c: Collector): void {
+  if (c.ok) c.sink.answered(c.ctx, c.outcome, c.stamp);
+  else c.sink.failed(c.ctx, c.outcome, c.stamp);
 }
 
 /** An unsigned warm-up GET: its body is read and dropped; `done(ok)` once. */
@@ -578,16 +405,6 @@ function findRetryAfter(raw: Buffer[]): string | undefined {
     }
   }
   return undefined;
-}
-
-function v5Query<T extends object>(f: T, keys: readonly string[]): [string, string][] {
-  const q: [string, string][] = [];
-  const rec = f as Record<string, unknown>;
-  for (const k of keys) {
-    const v = rec[k];
-    if (v !== undefined && v !== "") q.push([k, String(v)]);
-  }
-  return q;
 }
 
 // ---------- response parsing and error mapping ----------

@@ -18,7 +18,7 @@
 import type { Instrument } from "../domain/types.js";
 import type { RateLimiter } from "../limits/index.js";
 import { BalanceBook, type OrderStore } from "../orders/index.js";
-import type { RestClient } from "../rest/client.js";
+import type { VenueClient } from "../venue/client.js";
 import { type FeedTap, type InstrumentIndex, InstrumentTable, OrderFeed } from "./feed.js";
 import { type HftPrivateOptions, HftPrivateStream } from "./nats/hftPrivate.js";
 import { type ReconcileReport, Reconciler, type ReconcileSurface, type Resolution } from "./reconciler.js";
@@ -90,7 +90,7 @@ export interface VenueLink {
 
 export interface OrderSyncOptions {
   store: OrderStore;
-  rest: RestClient;
+  rest: VenueClient;
   limiter?: RateLimiter;
   instruments: InstrumentIndex | readonly Instrument[];
   apiKey: string;

@@ -29,14 +29,14 @@ import {
   statusFromSpot,
   statusFromV5,
 } from "../orders/index.js";
-import type { RestClient } from "../rest/client.js";
 import type { SpotOrderRecord, V5Execution, V5List, V5OrderRecord } from "../rest/wire.js";
+import type { VenueClient } from "../venue/client.js";
 import type { OrderFeed } from "./feed.js";
 import { errText, isSpotNotFound, reportOutcome, takeToken } from "./venue.js";
 
 export interface ReconcilerOptions {
   feed: OrderFeed;
-  rest: RestClient;
+  rest: VenueClient;
   limiter?: RateLimiter;
   /** Reconcile Spot orders. Default true. */
   spot?: boolean;

@@ -1,6 +1,7 @@
 /**
  * Wiring for the signed request pipeline: keys -> epoch source (+ clock offset) -> pre-signer ->
- * request signer (with the clock guard) -> REST client. One call for the engine, tests and benches.
+ * request signer (with the clock guard) -> REST client with the venues' verbs. One call for the
+ * engine, tests and benches (`hftgate/rest` exports it).
  */
 import { type EpochPolicy, EpochSource } from "../auth/epoch.js";
 import type { KeyPair } from "../auth/keys.js";
@@ -8,8 +9,9 @@ import { HOT_PREFIXES, Presigner, type PresignerOptions } from "../auth/presigne
 import { RequestSigner } from "../auth/requestSigner.js";
 import { makeSigner } from "../auth/signer.js";
 import { type ClockOptions, ClockSync } from "../clock/clockSync.js";
-import { buildCatalogue, type EndpointId } from "../rest/catalogue.js";
-import { type HttpOptions, RestClient } from "../rest/client.js";
+import { buildCatalogue, ENDPOINT_ROWS, type EndpointId } from "../rest/catalogue.js";
+import type { HttpOptions } from "../rest/client.js";
+import { VenueClient } from "./client.js";
 
 export interface RestStackOptions {
   keys: KeyPair;
@@ -30,7 +32,7 @@ export interface RestStackOptions {
 }
 
 export interface RestStack {
-  client: RestClient;
+  client: VenueClient;
   signer: RequestSigner;
   epochs: EpochSource;
   presigner: Presigner | undefined;
@@ -48,11 +50,7 @@ export function createRestStack(o: RestStackOptions): RestStack {
     stepMs: o.epochStepMs ?? 5,
     offset: () => clock?.offsetMs ?? 0,
   });
-  const hot = o.pathOverrides?.["hft.cancelOrder"]
-    ? HOT_PREFIXES.map((p) =>
-        p === "POST/v5/order/cancel" ? `POST${o.pathOverrides!["hft.cancelOrder"]}` : p,
-      )
-    : [...HOT_PREFIXES];
+  const hot = hotPrefixes(o.pathOverrides);
   const presigner =
     o.presign === false
       ? undefined
@@ -65,7 +63,7 @@ export function createRestStack(o: RestStackOptions): RestStack {
   const signer = new RequestSigner(makeSigner(o.keys, o.signerKind ?? "native"), epochs, presigner, {
     assertCanSign: () => clock?.assertCanSign(),
   });
-  const client = new RestClient({
+  const client = new VenueClient({
     apiKey: o.keys.apiKey,
     signer,
     spotBaseUrl: o.spotBaseUrl,
@@ -93,4 +91,13 @@ export function createRestStack(o: RestStackOptions): RestStack {
       await client.close();
     },
   };
+}
+
+/** The pre-signer's prefixes with every overridden path in place of the catalogue's own. */
+function hotPrefixes(overrides: Partial<Record<EndpointId, string>> = {}): string[] {
+  return HOT_PREFIXES.map((p) => {
+    const row = ENDPOINT_ROWS.find((r) => r.method + r.path === p);
+    const path = row === undefined ? undefined : overrides[row.id];
+    return row !== undefined && path !== undefined ? row.method + path : p;
+  });
 }

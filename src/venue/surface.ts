@@ -3,14 +3,15 @@
  * is asked about by client id and listed, which rate class each operation spends, and how a venue
  * record becomes an `OrderEvent`. The engine's command path and the venue-sync module (resolver,
  * poller, reconciler) speak to this interface only; Spot, HFT and Futures v2 are its three
- * implementations (a further venue API is a fourth, not a branch in each caller).
+ * implementations, each in its own folder with its requests (src/venue/{spot,hft,futures}/; a further
+ * venue API is a fourth folder, not a branch in each caller).
  */
 import type { Surface } from "../domain/types.js";
 import type { LimitClass } from "../limits/index.js";
 import type { Grid, Order, OrderEvent, Source, Status } from "../orders/index.js";
 import type { EndpointId } from "../rest/catalogue.js";
 import type { PreparedRequest } from "../rest/client.js";
-import type { OrderGrid } from "../venue/orderFields.js";
+import type { OrderGrid } from "./orderFields.js";
 
 /** The operations that spend rate-limit credit, each mapped to its class by the surface. */
 export type SurfaceOp = "create" | "cancel" | "query" | "list";
@@ -122,7 +123,19 @@ export interface FillList<X = unknown> {
   normalize(x: X, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void;
 }
 
-/** What the record applier needs of a surface or a fill list. */
+/**
+ * How one kind of venue record becomes an OrderEvent, and the tag it is journaled under: what the
+ * venue ingest (src/venue/ingest.ts) needs to apply it. A surface is one (its order records), its fill
+ * list another; a stream message and a replayed record name theirs.
+ */
+export interface RecordNormalizer<R = unknown> {
+  /** Journal `evt.source` prefix (`spot`, `hft`, `hftx`, `futures`). */
+  readonly journalTag: string;
+  /** Normalizes the record into `ev` (throws NormalizeError on a malformed one). */
+  normalize(r: R, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void;
+}
+
+/** What the ingest needs of a record of a known order from a poll or a query: also its print. */
 export type RecordReader = Pick<VenueSurface, "journalTag" | "printOf" | "normalize">;
 
 /** One implementation per surface kind. */

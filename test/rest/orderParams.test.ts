@@ -2,7 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidRequestError } from "../../src/rest/errors.js";
 import { formatDec, isMultipleOf, parseDec, tryParseDec } from "../../src/util/decimal.js";
-import { hftCancelBody, hftCreateBody, makeGrid, spotCancelBody } from "../../src/venue/orderFields.js";
+import { hftCancelBody } from "../../src/venue/hft/cancel.js";
+import { hftCreateBody } from "../../src/venue/hft/create.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { spotCancelBody } from "../../src/venue/spot/cancel.js";
 
 const base = {
   category: "linear",

@@ -2,7 +2,7 @@
  * The Futures v2 surface (`/trade/api/v2/futures`, exchange `EXCHANGE_2`): client id
  * `client_order_id`, records carry cumulative quantity as strings. The venue has no private stream
  * (§5), so polling its open list is this surface's order-state source, on its own cadence because
- * the open-orders bucket is 20 reads per minute.
+ * the open-orders bucket is 20 reads per minute. Its requests: create.ts, cancel.ts; its reads: reads.ts.
  */
 import type { LimitClass } from "../../limits/index.js";
 import {
@@ -18,7 +18,16 @@ import type { PreparedRequest, RestClient } from "../../rest/client.js";
 import { ValidationError } from "../../rest/errors.js";
 import type { FuturesOrderRecord } from "../../rest/wire.js";
 import type { OrderGrid } from "../orderFields.js";
-import type { CreateAnswer, OpenList, SurfaceOp, VenueSurface } from "../surface.js";
+import type { CreateAnswer, OpenList, RecordNormalizer, SurfaceOp, VenueSurface } from "../surface.js";
+import { prepareFuturesCancel } from "./cancel.js";
+import { prepareFuturesCreate } from "./create.js";
+import { getFuturesOrder, listFuturesOpen } from "./reads.js";
+
+/** A Futures order record (answer, list row, query) into an OrderEvent; journal tag `futures`. */
+export const FUTURES_ORDERS: RecordNormalizer<FuturesOrderRecord> = {
+  journalTag: "futures",
+  normalize: eventFromFuturesOrder,
+};
 
 const CLASSES: Record<SurfaceOp, LimitClass> = {
   create: "futures.create",
@@ -31,7 +40,7 @@ const PAGE = 100;
 
 export class FuturesSurface implements VenueSurface<FuturesOrderRecord> {
   readonly kind = "futures" as const;
-  readonly journalTag = "futures";
+  readonly journalTag = FUTURES_ORDERS.journalTag;
   readonly createEndpoint = "futures.createOrder" as const;
   readonly queryAfterAck = false;
 
@@ -46,7 +55,8 @@ export class FuturesSurface implements VenueSurface<FuturesOrderRecord> {
   }
 
   prepareCreate(o: Order, priceText: string, qtyText: string, grid: OrderGrid): PreparedRequest {
-    return this.client.prepareFuturesCreate(
+    return prepareFuturesCreate(
+      this.client,
       {
         symbol: o.symbol,
         side: o.side,
@@ -61,7 +71,7 @@ export class FuturesSurface implements VenueSurface<FuturesOrderRecord> {
   }
 
   prepareCancel(o: Order): PreparedRequest {
-    return this.client.prepareFuturesCancel(o.exchangeId);
+    return prepareFuturesCancel(this.client, o.exchangeId);
   }
 
   parseCreate(res: unknown): CreateAnswer<FuturesOrderRecord> {
@@ -80,7 +90,7 @@ export class FuturesSurface implements VenueSurface<FuturesOrderRecord> {
 
   async queryByClientId(o: Order): Promise<FuturesOrderRecord | undefined> {
     try {
-      return await this.client.getFuturesOrder({ clientOrderId: o.clientId });
+      return await getFuturesOrder(this.client, { clientOrderId: o.clientId });
     } catch (err) {
       // [assumed] as on Spot: a 404 by client id is the venue's authoritative "never placed".
       if (err instanceof ValidationError && err.status === 404) return undefined;
@@ -89,13 +99,13 @@ export class FuturesSurface implements VenueSurface<FuturesOrderRecord> {
   }
 
   async listOpen(): Promise<OpenList<FuturesOrderRecord>> {
-    const res = await this.client.listFuturesOpen({ limit: PAGE });
+    const res = await listFuturesOpen(this.client, { limit: PAGE });
     const rows = res?.orders ?? [];
     return { rows, complete: rows.length < PAGE };
   }
 
-  cancelRecord(r: FuturesOrderRecord): Promise<unknown> {
-    return this.client.cancelFuturesOrder(r.order_id);
+  async cancelRecord(r: FuturesOrderRecord): Promise<unknown> {
+    return this.client.send(prepareFuturesCancel(this.client, r.order_id));
   }
 
   clientIdOf(r: FuturesOrderRecord): string {
@@ -115,6 +125,6 @@ export class FuturesSurface implements VenueSurface<FuturesOrderRecord> {
   }
 
   normalize(r: FuturesOrderRecord, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
-    eventFromFuturesOrder(r, grid, source, tsNs, ev);
+    FUTURES_ORDERS.normalize(r, grid, source, tsNs, ev);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The HFT surface (v5): client id `orderLinkId`, executions carry their own ids. Several categories
  * (`linear`, `option`) are traded at once: each order's category is its instrument's venue, sent on
- * every request about it; the open list is read per category.
+ * every request about it; the open list is read per category. Its requests: create.ts, cancel.ts,
+ * amend.ts (in place); its reads: reads.ts.
  */
 import type { LimitClass } from "../../limits/index.js";
 import {
@@ -20,7 +21,31 @@ import { isNotAllowlisted } from "../../rest/errors.js";
 import type { V5Execution, V5List, V5OrderAck, V5OrderRecord } from "../../rest/wire.js";
 import { type Dec, stepsOf, tryParseDec } from "../../util/decimal.js";
 import type { OrderGrid } from "../orderFields.js";
-import type { AmendState, CreateAnswer, FillList, OpenList, SurfaceOp, VenueSurface } from "../surface.js";
+import type {
+  AmendState,
+  CreateAnswer,
+  FillList,
+  OpenList,
+  RecordNormalizer,
+  SurfaceOp,
+  VenueSurface,
+} from "../surface.js";
+import { prepareHftAmend } from "./amend.js";
+import { prepareHftCancel } from "./cancel.js";
+import { prepareHftCreate } from "./create.js";
+import { hftRealtime } from "./reads.js";
+
+/** A v5 order record (realtime row, private stream message) into an OrderEvent; journal tag `hft`. */
+export const V5_ORDERS: RecordNormalizer<V5OrderRecord> = {
+  journalTag: "hft",
+  normalize: eventFromV5Order,
+};
+
+/** A v5 execution (one fill with its id) into a Fill event; journal tag `hftx`. */
+export const V5_EXECUTIONS: RecordNormalizer<V5Execution> = {
+  journalTag: "hftx",
+  normalize: eventFromV5Execution,
+};
 
 const CLASSES: Record<SurfaceOp, LimitClass> = {
   create: "hft.create",
@@ -33,7 +58,7 @@ const MAX_PAGES = 5;
 
 export class HftSurface implements VenueSurface<V5OrderRecord> {
   readonly kind = "hft" as const;
-  readonly journalTag = "hft";
+  readonly journalTag = V5_ORDERS.journalTag;
   readonly createEndpoint = "hft.createOrder" as const;
   readonly queryAfterAck = true;
   readonly fills: HftExecutions;
@@ -59,7 +84,8 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   }
 
   prepareCreate(o: Order, priceText: string, qtyText: string, grid: OrderGrid): PreparedRequest {
-    return this.client.prepareHftCreate(
+    return prepareHftCreate(
+      this.client,
       {
         category: this.categoryOf(o),
         symbol: o.symbol,
@@ -76,7 +102,7 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   }
 
   prepareCancel(o: Order): PreparedRequest {
-    return this.client.prepareHftCancel({
+    return prepareHftCancel(this.client, {
       category: this.categoryOf(o),
       symbol: o.symbol,
       orderId: o.exchangeId,
@@ -84,13 +110,15 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   }
 
   prepareAmend(o: Order, priceText: string | undefined, qtyText: string | undefined): PreparedRequest {
-    // [assumed] body `{category, symbol, orderId | orderLinkId, qty?, price?}`; qty is the new total.
-    const body: Record<string, string> = { category: this.categoryOf(o), symbol: o.symbol };
-    if (this.amendBy === "orderId") body.orderId = o.exchangeId;
-    else body.orderLinkId = o.clientId;
-    if (qtyText !== undefined) body.qty = qtyText;
-    if (priceText !== undefined) body.price = priceText;
-    return this.client.prepare("hft.amendOrder", [], JSON.stringify(body));
+    return prepareHftAmend(this.client, {
+      category: this.categoryOf(o),
+      symbol: o.symbol,
+      by: this.amendBy,
+      orderId: o.exchangeId,
+      orderLinkId: o.clientId,
+      qty: qtyText,
+      price: priceText,
+    });
   }
 
   amendStateOf(r: V5OrderRecord, grid: Grid): AmendState {
@@ -107,7 +135,7 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   }
 
   async queryByClientId(o: Order): Promise<V5OrderRecord | undefined> {
-    const res = await this.client.realtime({ category: this.categoryOf(o), orderLinkId: o.clientId });
+    const res = await hftRealtime(this.client, { category: this.categoryOf(o), orderLinkId: o.clientId });
     return (res.list ?? []).find((r) => r.orderLinkId === o.clientId);
   }
 
@@ -119,9 +147,9 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
       let cursor: string | undefined;
       let page = 0;
       for (; page < MAX_PAGES; page++) {
-        let res: Awaited<ReturnType<RestClient["realtime"]>>;
+        let res: V5List<V5OrderRecord>;
         try {
-          res = await this.client.realtime({ category, cursor });
+          res = await hftRealtime(this.client, { category, cursor });
         } catch (err) {
           // Not on the allowlist: the key can hold no orders of this category, so nothing is missed.
           if (isNotAllowlisted(err)) {
@@ -143,12 +171,14 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
     return { rows, complete };
   }
 
-  cancelRecord(r: V5OrderRecord): Promise<unknown> {
-    return this.client.cancelHftOrder({
-      category: r.category ?? this.categories[0] ?? "linear",
-      symbol: r.symbol,
-      orderId: r.orderId,
-    });
+  async cancelRecord(r: V5OrderRecord): Promise<unknown> {
+    return this.client.send(
+      prepareHftCancel(this.client, {
+        category: r.category ?? this.categories[0] ?? "linear",
+        symbol: r.symbol,
+        orderId: r.orderId,
+      }),
+    );
   }
 
   clientIdOf(r: V5OrderRecord): string {
@@ -168,13 +198,13 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   }
 
   normalize(r: V5OrderRecord, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
-    eventFromV5Order(r, grid, source, tsNs, ev);
+    V5_ORDERS.normalize(r, grid, source, tsNs, ev);
   }
 }
 
 /** `/v5/execution/list`: one row per fill with its `execId` and maker flag (the store applies each once). */
 export class HftExecutions implements FillList<V5Execution> {
-  readonly journalTag = "hftx";
+  readonly journalTag = V5_EXECUTIONS.journalTag;
 
   constructor(
     private readonly client: RestClient,
@@ -222,7 +252,7 @@ export class HftExecutions implements FillList<V5Execution> {
   }
 
   normalize(x: V5Execution, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
-    eventFromV5Execution(x, grid, source, tsNs, ev);
+    V5_EXECUTIONS.normalize(x, grid, source, tsNs, ev);
   }
 }
 

@@ -1,4 +1,7 @@
-/** The Spot surface (`/trade/api/v2`): client id `client_order_id`, records carry cumulative quantity. */
+/**
+ * The Spot surface (`/trade/api/v2`): client id `client_order_id`, records carry cumulative quantity.
+ * Its requests: create.ts, cancel.ts (no amend: the engine cancels and replaces); its reads: reads.ts.
+ */
 import type { LimitClass } from "../../limits/index.js";
 import {
   eventFromSpotOrder,
@@ -13,7 +16,16 @@ import type { PreparedRequest, RestClient } from "../../rest/client.js";
 import { ValidationError } from "../../rest/errors.js";
 import type { SpotOrderRecord } from "../../rest/wire.js";
 import type { OrderGrid } from "../orderFields.js";
-import type { CreateAnswer, OpenList, SurfaceOp, VenueSurface } from "../surface.js";
+import type { CreateAnswer, OpenList, RecordNormalizer, SurfaceOp, VenueSurface } from "../surface.js";
+import { prepareSpotCancel } from "./cancel.js";
+import { prepareSpotCreate } from "./create.js";
+import { getSpotOrder, listSpotOrders } from "./reads.js";
+
+/** A Spot order record (answer, stream message, list row) into an OrderEvent; journal tag `spot`. */
+export const SPOT_ORDERS: RecordNormalizer<SpotOrderRecord> = {
+  journalTag: "spot",
+  normalize: eventFromSpotOrder,
+};
 
 const CLASSES: Record<SurfaceOp, LimitClass> = {
   create: "spot.create",
@@ -26,7 +38,7 @@ const PAGE = 500;
 
 export class SpotSurface implements VenueSurface<SpotOrderRecord> {
   readonly kind = "spot" as const;
-  readonly journalTag = "spot";
+  readonly journalTag = SPOT_ORDERS.journalTag;
   readonly createEndpoint = "spot.createOrder" as const;
   readonly queryAfterAck = false;
   /** [docs] Spot v2 has no amend: the engine cancels and places a replacement. */
@@ -48,7 +60,8 @@ export class SpotSurface implements VenueSurface<SpotOrderRecord> {
     grid: OrderGrid,
     venue: string,
   ): PreparedRequest {
-    return this.client.prepareSpotCreate(
+    return prepareSpotCreate(
+      this.client,
       {
         symbol: o.symbol,
         side: o.side,
@@ -63,7 +76,7 @@ export class SpotSurface implements VenueSurface<SpotOrderRecord> {
   }
 
   prepareCancel(o: Order): PreparedRequest {
-    return this.client.prepareSpotCancel(o.exchangeId);
+    return prepareSpotCancel(this.client, o.exchangeId);
   }
 
   parseCreate(res: unknown): CreateAnswer<SpotOrderRecord> {
@@ -81,7 +94,7 @@ export class SpotSurface implements VenueSurface<SpotOrderRecord> {
 
   async queryByClientId(o: Order): Promise<SpotOrderRecord | undefined> {
     try {
-      return await this.client.getSpotOrder({ clientOrderId: o.clientId });
+      return await getSpotOrder(this.client, { clientOrderId: o.clientId });
     } catch (err) {
       // [assumed] a 404 on GET /order by client id is the venue's authoritative "never placed".
       if (err instanceof ValidationError && err.status === 404) return undefined;
@@ -90,13 +103,13 @@ export class SpotSurface implements VenueSurface<SpotOrderRecord> {
   }
 
   async listOpen(): Promise<OpenList<SpotOrderRecord>> {
-    const res = await this.client.listSpotOrders({ open: true, count: PAGE });
+    const res = await listSpotOrders(this.client, { open: true, count: PAGE });
     const rows = res.orders ?? [];
     return { rows, complete: rows.length < PAGE };
   }
 
-  cancelRecord(r: SpotOrderRecord): Promise<unknown> {
-    return this.client.cancelSpotOrder(r.order_id);
+  async cancelRecord(r: SpotOrderRecord): Promise<unknown> {
+    return this.client.send(prepareSpotCancel(this.client, r.order_id));
   }
 
   clientIdOf(r: SpotOrderRecord): string {
@@ -116,6 +129,6 @@ export class SpotSurface implements VenueSurface<SpotOrderRecord> {
   }
 
   normalize(r: SpotOrderRecord, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
-    eventFromSpotOrder(r, grid, source, tsNs, ev);
+    SPOT_ORDERS.normalize(r, grid, source, tsNs, ev);
   }
 }
