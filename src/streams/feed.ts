@@ -1,23 +1,23 @@
 /**
- * The one path from an exchange order record (stream push, poll page, reconciliation snapshot,
- * targeted query) into the order store: validate the shape, find the instrument's grid, normalize to
- * an OrderEvent (reused object), `store.apply`. Malformed or unknown-instrument records are counted
- * and dropped; they never throw to the caller.
+ * The streams' side of the way into the store (stream push, reconciliation snapshot, the reconciler's
+ * targeted query): validate the record's shape and find its instrument's grid by symbol, then the
+ * venue ingest (src/venue/ingest.ts `pushed`: normalize with the venue's reader into a reused
+ * OrderEvent, journal hook, `store.apply`). Malformed or unknown-instrument records are counted and
+ * dropped; they never throw to the caller.
  */
 import type { Instrument, Surface } from "../domain/types.js";
 import {
   type ApplyResult,
-  eventFromSpotOrder,
-  eventFromV5Execution,
-  eventFromV5Order,
   gridOf,
   monoNs,
-  NormalizeError,
-  newEvent,
+  type OrderEvent,
   type OrderStore,
   type Source,
 } from "../orders/index.js";
 import type { SpotBalanceUpdate, SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
+import { V5_EXECUTIONS, V5_ORDERS } from "../venue/hft/surface.js";
+import { VenueIngest } from "../venue/ingest.js";
+import { SPOT_ORDERS } from "../venue/spot/surface.js";
 
 /** Finds the instrument of a record: Spot by exchange + `BASE/QUOTE`, HFT by category-less symbol. */
 export interface InstrumentIndex {
@@ -147,6 +147,13 @@ export interface FeedStats {
 
 export type RecordKind = "spotOrder" | "v5Order" | "v5Execution";
 
+/** The kind of a record by its reader's journal tag. */
+const KIND_OF_TAG: Readonly<Record<string, RecordKind>> = {
+  [SPOT_ORDERS.journalTag]: "spotOrder",
+  [V5_ORDERS.journalTag]: "v5Order",
+  [V5_EXECUTIONS.journalTag]: "v5Execution",
+};
+
 /**
  * Sees every valid record right before it is applied (the engine journals it there: principle 7,
  * "record every exchange message before acting on it"). Must not throw.
@@ -160,12 +167,23 @@ export class OrderFeed {
   tap: FeedTap | undefined;
   /** Newest execution time (venue ms) seen, for `/v5/execution/list?startTime=`. 0 = none yet. */
   lastExecMs = 0;
-  private readonly ev = newEvent();
+  private readonly ingest: VenueIngest;
 
   constructor(
     readonly store: OrderStore,
     readonly instruments: InstrumentIndex,
-  ) {}
+  ) {
+    this.ingest = new VenueIngest({
+      // Stream records are matched to their instrument by symbol (`pushed`), never by order.
+      gridOf: () => undefined,
+      apply: (ev) => store.apply(ev),
+      journal: undefined,
+      onInvalid: () => {
+        this.stats.malformed++;
+      },
+      beforePush: (tag, source, raw, ev) => this.beforeApply(tag, source, raw, ev),
+    });
+  }
 
   /** True when the record's order is one the store knows (by client id, then exchange id). */
   knows(clientId: string | null | undefined, exchangeId: string | undefined): boolean {
@@ -193,15 +211,7 @@ export class OrderFeed {
     if (!isSpotOrderRecord(raw)) return this.bad();
     const inst = this.instruments.lookup("spot", raw.symbol, raw.exchange);
     if (inst === undefined) return this.noInstrument();
-    try {
-      eventFromSpotOrder(raw, gridOf(inst), source, tsNs, this.ev);
-    } catch (e) {
-      if (e instanceof NormalizeError) return this.bad();
-      throw e;
-    }
-    this.stats.applied++;
-    if (this.tap !== undefined) this.tap("spotOrder", source, this.ev.clientId, raw);
-    return this.store.apply(this.ev);
+    return this.ingest.pushed(SPOT_ORDERS, raw, gridOf(inst), source, tsNs);
   }
 
   /** A v5 order record (realtime row or HFT order stream). */
@@ -209,15 +219,7 @@ export class OrderFeed {
     if (!isV5OrderRecord(raw)) return this.bad();
     const inst = this.instruments.lookup("hft", raw.symbol);
     if (inst === undefined) return this.noInstrument();
-    try {
-      eventFromV5Order(raw, gridOf(inst), source, tsNs, this.ev);
-    } catch (e) {
-      if (e instanceof NormalizeError) return this.bad();
-      throw e;
-    }
-    this.stats.applied++;
-    if (this.tap !== undefined) this.tap("v5Order", source, this.ev.clientId, raw);
-    return this.store.apply(this.ev);
+    return this.ingest.pushed(V5_ORDERS, raw, gridOf(inst), source, tsNs);
   }
 
   /** One v5 execution → Fill (de-duplicated by execId in the store). */
@@ -225,16 +227,14 @@ export class OrderFeed {
     if (!isV5Execution(raw)) return this.bad();
     const inst = this.instruments.lookup("hft", raw.symbol);
     if (inst === undefined) return this.noInstrument();
-    try {
-      eventFromV5Execution(raw, gridOf(inst), source, tsNs, this.ev);
-    } catch (e) {
-      if (e instanceof NormalizeError) return this.bad();
-      throw e;
-    }
-    if (this.ev.venueMs > this.lastExecMs) this.lastExecMs = this.ev.venueMs;
+    return this.ingest.pushed(V5_EXECUTIONS, raw, gridOf(inst), source, tsNs);
+  }
+
+  /** A valid record, normalized, right before the store applies it: counted, shown to the tap. */
+  private beforeApply(tag: string, source: Source, raw: unknown, ev: OrderEvent): void {
+    if (tag === V5_EXECUTIONS.journalTag && ev.venueMs > this.lastExecMs) this.lastExecMs = ev.venueMs;
     this.stats.applied++;
-    if (this.tap !== undefined) this.tap("v5Execution", source, this.ev.clientId, raw);
-    return this.store.apply(this.ev);
+    if (this.tap !== undefined) this.tap(KIND_OF_TAG[tag]!, source, ev.clientId, raw);
   }
 
   private bad(): undefined {

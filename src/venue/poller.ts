@@ -21,7 +21,7 @@ import type { Surface } from "../domain/types.js";
 import type { LimitClass, RateLimiter } from "../limits/index.js";
 import { type OrderStore, Source, TERMINAL } from "../orders/index.js";
 import { RateLimitedError } from "../rest/errors.js";
-import { judgedRejected, type RecordApplier } from "./ingest.js";
+import { judgedRejected, type VenueIngest } from "./ingest.js";
 import type { Resolver, SyncStats } from "./resolver.js";
 import type { FillList, VenueSurface } from "./surface.js";
 
@@ -45,9 +45,9 @@ export interface PollerDeps {
   /** The surfaces traded, each with its own schedule. */
   surfaces: readonly VenueSurface[];
   /** Order records (open lists). */
-  applier: RecordApplier;
+  applier: VenueIngest;
   /** Fill rows (their own applier: a fill's print is its id, not the order's state). */
-  fillApplier: RecordApplier;
+  fillApplier: VenueIngest;
   /** Targeted queries for live orders that left the open list. */
   resolver: Pick<Resolver, "isBusy" | "resolveOne">;
   limiter: RateLimiter | undefined;

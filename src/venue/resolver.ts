@@ -26,7 +26,7 @@ import {
   Status,
   TERMINAL,
 } from "../orders/index.js";
-import { needsAnswer, type RecordApplier } from "./ingest.js";
+import { needsAnswer, type VenueIngest } from "./ingest.js";
 import { type Surfaces, surfaceOf, type VenueSurface } from "./surface.js";
 
 /** Counters shared with the poller (one `stats` object for the venue-sync module). */
@@ -65,7 +65,7 @@ export interface Resolution {
 export interface ResolverDeps {
   store: OrderStore;
   surfaces: Surfaces;
-  applier: RecordApplier;
+  applier: VenueIngest;
   limiter: RateLimiter | undefined;
   journal: Journal | undefined;
   log: Logger;

@@ -22,7 +22,7 @@ import {
 import type { RestClient } from "../rest/client.js";
 import { FuturesSurface } from "./futures/surface.js";
 import { HftSurface } from "./hft/surface.js";
-import { RecordApplier } from "./ingest.js";
+import { VenueIngest } from "./ingest.js";
 import { VenuePoller } from "./poller.js";
 import { newSyncStats, type Resolution, Resolver } from "./resolver.js";
 import { SpotSurface } from "./spot/surface.js";
@@ -100,7 +100,7 @@ export class VenueSync implements VenueFeed {
   readonly resolver: Resolver;
   readonly poller: VenuePoller;
   readonly stats = newSyncStats();
-  private readonly applier: RecordApplier;
+  private readonly applier: VenueIngest;
   private readonly active: VenueSurface[];
   private readonly resolveIntervalMs: number;
   private readonly maxQueries: number;
@@ -146,7 +146,7 @@ export class VenueSync implements VenueFeed {
       journal,
       onInvalid: () => metrics.invalidEvents.inc(),
     };
-    this.applier = new RecordApplier(applierDeps);
+    this.applier = new VenueIngest(applierDeps);
     const onVenueOk = () => {
       this.lastVenueOkMs = Date.now();
     };
@@ -177,7 +177,7 @@ export class VenueSync implements VenueFeed {
         store: engine.store,
         surfaces: this.active,
         applier: this.applier,
-        fillApplier: new RecordApplier(applierDeps),
+        fillApplier: new VenueIngest(applierDeps),
         resolver: this.resolver,
         limiter,
         stats: this.stats,

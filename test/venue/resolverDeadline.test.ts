@@ -6,7 +6,7 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { Ev, monoNs, type Order, OrderStore, Source, Status } from "../../src/orders/index.js";
-import { RecordApplier } from "../../src/venue/ingest.js";
+import { VenueIngest as RecordApplier } from "../../src/venue/ingest.js";
 import { newSyncStats, Resolver } from "../../src/venue/resolver.js";
 import type { VenueSurface } from "../../src/venue/surface.js";
 
