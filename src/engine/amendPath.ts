@@ -1,7 +1,7 @@
 /**
  * The amend path: Amend → amend guard → risk on the amended order → journal → the venue's way of
- * amending (the surface's `amend` capability): in place (HFT: the amend request, its answer or failure
- * → the store), or cancel-replace (Spot: the cancel, and once the venue confirms Cancelled a new
+ * amending (the surface's `amend` capability): in place (HFT: the venue request of venueRequest.ts,
+ * its answer or failure → the store), or cancel-replace (Spot: the cancel, and once the venue confirms Cancelled a new
  * create under the Amend's new client order number). Refusals are answered with AmendReject; an
  * accepted amend reaches the strategy as the store's OrderUpdate. An unanswered amend is never re-sent:
  * the resolver's query decides it (`resolveWith`).
@@ -20,7 +20,6 @@ import {
   monoNs as storeNs,
   TERMINAL,
 } from "../orders/index.js";
-import { monoNs } from "../protocol/clock.js";
 import { AmendFlags, AmendRejectReason, type Body, CODES } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
 import {
@@ -37,7 +36,7 @@ import type { InstrumentBook } from "./instruments.js";
 import type { Owners } from "./owners.js";
 import { ReplacePath } from "./replacePath.js";
 import type { RunState } from "./runState.js";
-import { failureText, recordAnswer, recordFailure } from "./venueRequest.js";
+import { failureText, type RequestPath, VenueRequest } from "./venueRequest.js";
 import { CLOCK_401_TEXT, RISK_TO_CODE, riskText } from "./wireMap.js";
 
 const GUARD_REASON: Readonly<Record<AmendRejectCode, number>> = {
@@ -81,13 +80,18 @@ export interface AmendPathDeps {
   clock?: ClockGate;
 }
 
-export class AmendPath {
+export class AmendPath implements RequestPath {
+  readonly op = "amend" as const;
+  /** An amend spends what a create spends (the venue publishes no figure of its own) [assumed]. */
+  readonly spends = "create" as const;
   /** The cancel-replace half (surfaces without a venue amend). */
   readonly replaces: ReplacePath;
   private readonly rejectScratch = {} as Body<"AmendReject">;
+  private readonly request: VenueRequest;
 
   constructor(private readonly d: AmendPathDeps) {
     this.replaces = new ReplacePath({ ...d, tell: (o, r, t, n) => this.tell(o, r, t, n) });
+    this.request = new VenueRequest(d, this);
   }
 
   onAmend(session: SessionInfo, cmd: AmendCmd, recvNs: number): void {
@@ -163,11 +167,11 @@ export class AmendPath {
     // An amend spends what a create spends (the venue publishes no figure of its own) [assumed].
     const cls = s.classOf("create");
     const lim = d.limiter?.acquire(cls, "create", d.options.amendWaitMs);
-    if (lim === undefined || lim.status === "granted") this.sendNow(o, s, cls);
+    if (lim === undefined || lim.status === "granted") this.sendNow(o);
     else if (lim.status === "rejected") this.throttled(o, cls, lim);
     else
       lim.done.then((r) => {
-        if (r.status === "granted") this.sendNow(o, s, cls);
+        if (r.status === "granted") this.sendNow(o);
         else this.throttled(o, cls, r);
       });
   }
@@ -179,36 +183,32 @@ export class AmendPath {
     d.store.amendOutcome(o.clientId, Ev.AmendRejected, undefined, `throttled (${cls})`);
   }
 
-  private sendNow(o: Order, s: VenueSurface, cls: LimitClass): void {
+  private sendNow(o: Order): void {
     const d = this.d;
     if (d.run.dead || o.status !== Status.PendingReplace) return;
     const e = d.book.byId(o.instrumentId);
-    let req: PreparedRequest;
-    try {
-      if (e === undefined || s.prepareAmend === undefined) throw new Error("amend cannot be built");
-      req = s.prepareAmend(
-        o,
-        o.amendPriceTicks > 0 ? e.price.format(o.amendPriceTicks) : undefined,
-        o.amendQtyLots > 0 ? e.qty.format(o.amendQtyLots) : undefined,
-      );
-    } catch (err) {
-      this.failed(o, cls, err, 0);
-      return;
-    }
-    d.journal?.request({ clientId: o.clientId, op: "amend", method: req.endpoint.method, path: req.path });
-    const sent = monoNs();
-    // The store's clock (the resolver compares it with its own): the deadline runs from the send.
-    o.amendSentNs = storeNs();
-    d.client.send<unknown>(req).then(
-      (res) => this.answered(o, cls, res, sent),
-      (err) => this.failed(o, cls, err, sent),
+    this.request.send(
+      o,
+      e !== undefined && o.amendPriceTicks > 0 ? e.price.format(o.amendPriceTicks) : undefined,
+      e !== undefined && o.amendQtyLots > 0 ? e.qty.format(o.amendQtyLots) : undefined,
     );
   }
 
-  private answered(o: Order, cls: LimitClass, res: unknown, sentNs: number): void {
-    const d = this.d;
-    if (d.run.dead) return;
-    recordAnswer(d.limiter, d.journal, o, "amend", cls, res, monoNs() - sentNs);
+  // ---------------------------------------------------------------- the venue request (RequestPath)
+
+  prepare(o: Order, priceText: string | undefined, qtyText: string | undefined): PreparedRequest {
+    const s = surfaceOf(this.d.surfaces, o);
+    if (this.d.book.byId(o.instrumentId) === undefined || s.prepareAmend === undefined)
+      throw new Error("amend cannot be built");
+    return s.prepareAmend(o, priceText, qtyText);
+  }
+
+  sending(o: Order): void {
+    // The store's clock (the resolver compares it with its own): the deadline runs from the send.
+    o.amendSentNs = storeNs();
+  }
+
+  answered(o: Order): void {
     this.accepted(o);
   }
 
@@ -217,10 +217,8 @@ export class AmendPath {
     if (!TERMINAL[o.status]) this.d.risk.onAmended(o.clientId, o.leavesLots);
   }
 
-  private failed(o: Order, cls: LimitClass, err: unknown, sentNs: number): void {
+  failed(o: Order, err: unknown, sentNs: number): void {
     const d = this.d;
-    if (d.run.dead) return;
-    recordFailure(d.limiter, d.journal, o, "amend", cls, err, sentNs);
     if (sentNs > 0 && (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError)) {
       // Ambiguity is a state: the venue may have taken it. Asked about, never re-sent.
       d.store.amendOutcome(o.clientId, Ev.AmendOutcomeUnknown);

@@ -1,9 +1,10 @@
 /**
  * The cancel path: Cancel / CancelAll → the store's cancel guard (send, hold until the create is
- * acked, or refuse) → rate limiter (priority) → REST → answer or failure → store. Refusals are
- * answered with CancelReject; the final Cancelled comes from the venue sync. While the clock guard
- * refuses to sign, a strategy's Cancel is refused (ClockSkew, the order unchanged) and the cancels of
- * CancelAll, Kill and cancel-on-disconnect are kept and sent once signing resumes.
+ * acked, or refuse) → rate limiter (priority) → the venue request (venueRequest.ts: prepared by the
+ * order's surface) → answer or failure → store. Refusals are answered with CancelReject; the final
+ * Cancelled comes from the venue sync. While the clock guard refuses to sign, a strategy's Cancel is
+ * refused (ClockSkew, the order unchanged) and the cancels of CancelAll, Kill and cancel-on-disconnect
+ * are kept and sent once signing resumes.
  */
 import { ClockError, type ClockGate } from "../clock/clockSync.js";
 import type { Config } from "../config/load.js";
@@ -12,7 +13,6 @@ import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
 import { cancelGuard, type Order, type OrderStore, TERMINAL } from "../orders/index.js";
 import { Ev as EV } from "../orders/status.js";
-import { monoNs } from "../protocol/clock.js";
 import { CancelAllScope, CancelRejectReason, CODES } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
 import {
@@ -22,12 +22,13 @@ import {
   RateLimitedError,
   ResponseShapeError,
 } from "../rest/errors.js";
+import type { VenueIngest } from "../venue/ingest.js";
 import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import type { Account } from "./account.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
-import { type AnswerRecordApplier, failureText, recordAnswer, recordFailure } from "./venueRequest.js";
+import { failureText, type RequestPath, VenueRequest } from "./venueRequest.js";
 import { CANCEL_REASON, CLOCK_401_TEXT, cancelRejectBody } from "./wireMap.js";
 
 /** The cancel path's knobs, read from the config's sections (schema.ts documents each). */
@@ -43,7 +44,8 @@ export interface CancelPathDeps {
   store: OrderStore;
   owners: Owners;
   account: Account;
-  answerRecords: AnswerRecordApplier;
+  /** Where a record carried by the answer goes (the venue ingest). */
+  ingest: VenueIngest;
   surfaces: Surfaces;
   run: RunState;
   options: CancelOptions;
@@ -53,13 +55,17 @@ export interface CancelPathDeps {
   clock?: ClockGate;
 }
 
-export class CancelPath {
+export class CancelPath implements RequestPath {
+  readonly op = "cancel" as const;
+  readonly spends = "cancel" as const;
+  private readonly request: VenueRequest;
   /** Cancels nobody asked for one by one (CancelAll, Kill, cancel-on-disconnect): in flight, and kept
    *  for when the clock guard signs again. Client ids. */
   private readonly sweeping = new Set<string>();
   private readonly kept = new Set<string>();
 
   constructor(private readonly d: CancelPathDeps) {
+    this.request = new VenueRequest(d, this);
     d.clock?.onResume(() => this.sendKept());
   }
 
@@ -157,11 +163,11 @@ export class CancelPath {
     if (this.d.run.replaying) return;
     const cls: LimitClass = surfaceOf(this.d.surfaces, o).classOf("cancel");
     const lim = this.d.limiter?.acquire(cls, "cancel", this.d.options.limits.cancelWaitMs);
-    if (lim === undefined || lim.status === "granted") this.sendNow(o, cls);
+    if (lim === undefined || lim.status === "granted") this.sendNow(o);
     else if (lim.status === "rejected") this.throttled(o, lim);
     else
       lim.done.then((r) => {
-        if (r.status === "granted") this.sendNow(o, cls);
+        if (r.status === "granted") this.sendNow(o);
         else this.throttled(o, r);
       });
   }
@@ -185,48 +191,34 @@ export class CancelPath {
   }
 
   /** Sends one cancel request for an order already in PendingCancel (also the resolver's resend). */
-  sendNow(o: Order, cls: LimitClass): void {
-    const d = this.d;
-    let req: PreparedRequest;
-    try {
-      req = surfaceOf(d.surfaces, o).prepareCancel(o);
-    } catch (err) {
-      this.failed(o, cls, err, 0);
-      return;
-    }
-    d.journal?.request({
-      clientId: o.clientId,
-      op: "cancel",
-      method: req.endpoint.method,
-      path: req.path,
-    });
-    d.metrics.cancelsSent.inc();
-    const sent = monoNs();
-    d.client.send<unknown>(req).then(
-      (res) => this.answered(o, cls, res, sent),
-      (err) => this.failed(o, cls, err, sent),
-    );
+  sendNow(o: Order): void {
+    this.request.send(o);
   }
 
-  private answered(o: Order, cls: LimitClass, res: unknown, sentNs: number): void {
+  // ---------------------------------------------------------------- the venue request (RequestPath)
+
+  prepare(o: Order): PreparedRequest {
+    return surfaceOf(this.d.surfaces, o).prepareCancel(o);
+  }
+
+  sending(): void {
+    this.d.metrics.cancelsSent.inc();
+  }
+
+  answered(o: Order, res: unknown, rttNs: number): void {
     const d = this.d;
-    if (d.run.dead) return;
     this.sweeping.delete(o.clientId);
-    const rtt = monoNs() - sentNs;
-    d.metrics.exchangeRtt.record(rtt);
-    recordAnswer(d.limiter, d.journal, o, "cancel", cls, res, rtt);
+    d.metrics.exchangeRtt.record(rttNs);
     d.store.cancelOutcome(o.clientId, EV.CancelAcked);
     const s = surfaceOf(d.surfaces, o);
     const rec = s.parseCancel(res);
-    if (rec !== undefined) d.answerRecords.apply(o, s, rec);
+    if (rec !== undefined) d.ingest.answer(o, s, rec);
     // [assumed] the final Cancelled comes from the feed or a query; ask soon rather than wait a poll.
     if (!TERMINAL[o.status]) d.resolveSoon(o);
   }
 
-  private failed(o: Order, cls: LimitClass, err: unknown, sentNs: number): void {
+  failed(o: Order, err: unknown): void {
     const d = this.d;
-    if (d.run.dead) return;
-    recordFailure(d.limiter, d.journal, o, "cancel", cls, err, sentNs);
     if (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError) {
       this.sweeping.delete(o.clientId);
       d.store.cancelOutcome(o.clientId, EV.CancelOutcomeUnknown);

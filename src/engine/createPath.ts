@@ -1,7 +1,8 @@
 /**
  * The create path: NewOrder → instrument → risk → store (client id minted) → journal → rate limiter →
- * REST (pre-signed) → answer or failure → store. The store's change then reaches the strategy through
- * the notifier; what this path tells the strategy itself is the refusals it decides locally.
+ * the venue request (venueRequest.ts: prepared by the order's surface, pre-signed) → answer or failure
+ * → store. The store's change then reaches the strategy through the notifier; what this path tells the
+ * strategy itself is the refusals it decides locally.
  */
 
 import type { Logger } from "pino";
@@ -25,15 +26,16 @@ import {
   ValidationError,
 } from "../rest/errors.js";
 import type { RiskGate } from "../risk/riskGate.js";
+import type { VenueIngest } from "../venue/ingest.js";
 import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import { type Account, EAGER_QUERY_CREDIT } from "./account.js";
-import type { InstrumentBook, InstrumentEntry } from "./instruments.js";
+import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { Notifier } from "./notifier.js";
 import type { Owners } from "./owners.js";
 import type { SendGate } from "./readiness.js";
 import type { RunState } from "./runState.js";
-import { type AnswerRecordApplier, recordAnswer, recordFailure, recordThrottled } from "./venueRequest.js";
+import { type RequestPath, recordThrottled, VenueRequest } from "./venueRequest.js";
 import {
   CLOCK_401_TEXT,
   RISK_TO_CODE,
@@ -63,7 +65,8 @@ export interface CreatePathDeps {
   owners: Owners;
   notifier: Notifier;
   account: Account;
-  answerRecords: AnswerRecordApplier;
+  /** Where a record carried by the answer goes (the venue ingest). */
+  ingest: VenueIngest;
   /** The venue surfaces: how an order is prepared and its answer read. */
   surfaces: Surfaces;
   run: RunState;
@@ -76,8 +79,14 @@ export interface CreatePathDeps {
   clock?: ClockGate;
 }
 
-export class CreatePath {
-  constructor(private readonly d: CreatePathDeps) {}
+export class CreatePath implements RequestPath {
+  readonly op = "create" as const;
+  readonly spends = "create" as const;
+  private readonly request: VenueRequest;
+
+  constructor(private readonly d: CreatePathDeps) {
+    this.request = new VenueRequest(d, this);
+  }
 
   onNewOrder(session: SessionInfo, cmd: NewOrderCmd, recvNs: number): void {
     const d = this.d;
@@ -179,28 +188,28 @@ export class CreatePath {
       tif,
       reason: `no=${cmd.clOrdNo};inst=${e.key};pos=${order.positionIdx}`,
     });
-    if (d.gate.open(inst.surface)) this.admit(order, e, priceText, qtyText);
+    if (d.gate.open(inst.surface)) this.admit(order, priceText, qtyText);
     else
       d.gate.hold(
         inst.surface,
-        () => this.admit(order, e, priceText, qtyText),
+        () => this.admit(order, priceText, qtyText),
         (why) => this.notReady(order, why),
       );
   }
 
   /** The rate limiter, then the venue (a held order comes here when its surface is ready or its hold ends). */
-  private admit(order: Order, e: InstrumentEntry, priceText: string, qtyText: string): void {
+  private admit(order: Order, priceText: string, qtyText: string): void {
     const d = this.d;
     if (d.run.dead || TERMINAL[order.status]) return;
     const cls: LimitClass = d.surfaces[order.surface].classOf("create");
     const lim = d.limiter?.acquire(cls, "create", d.options.limits.createWaitMs);
     if (lim === undefined || lim.status === "granted") {
-      this.send(order, e, priceText, qtyText, 1);
+      this.request.send(order, priceText, qtyText, 1);
     } else if (lim.status === "rejected") {
       this.throttled(order, lim);
     } else {
       lim.done.then((r) => {
-        if (r.status === "granted") this.send(order, e, priceText, qtyText, 1);
+        if (r.status === "granted") this.request.send(order, priceText, qtyText, 1);
         else this.throttled(order, r);
       });
     }
@@ -232,9 +241,8 @@ export class CreatePath {
   resend(o: Order): void {
     const e = this.d.book.byId(o.instrumentId);
     if (e === undefined || this.d.run.dead) return;
-    this.send(
+    this.request.send(
       o,
-      e,
       o.type === "market" ? "" : e.price.format(o.priceTicks),
       e.qty.format(o.qtyLots),
       o.sends + 1,
@@ -257,49 +265,36 @@ export class CreatePath {
     this.d.account.sendCredit(sid, r.cls);
   }
 
-  /** Builds and sends the create (attempt 1, or a same-id resend from resolution). */
-  send(o: Order, e: InstrumentEntry, priceText: string, qtyText: string, attempt: number): void {
-    const d = this.d;
+  // ---------------------------------------------------------------- the venue request (RequestPath)
+
+  /** Builds the create with the order's client id on its instrument's grid (timed: `assembly`). */
+  prepare(o: Order, priceText: string | undefined, qtyText: string | undefined): PreparedRequest {
+    const s = surfaceOf(this.d.surfaces, o);
+    const e = this.d.book.byId(o.instrumentId);
+    if (e === undefined)
+      throw new InvalidRequestError("symbol: unknown instrument", s.createEndpoint, "symbol");
     const t0 = monoNs();
-    let req: PreparedRequest;
-    try {
-      req = surfaceOf(d.surfaces, o).prepareCreate(o, priceText, qtyText, e.orderGrid, e.inst.venue);
-    } catch (err) {
-      // Local validation or the clock guard: nothing was sent.
-      this.failed(o, err, 0);
-      return;
-    }
-    d.metrics.assembly.record(monoNs() - t0);
-    d.journal?.request({
-      clientId: o.clientId,
-      op: "create",
-      method: req.endpoint.method,
-      path: req.path,
-      attempt,
-    });
-    d.store.markSent(o.clientId);
-    const sent = monoNs();
-    d.client.send<unknown>(req).then(
-      (res) => this.answered(o, res, sent),
-      (err) => this.failed(o, err, sent),
-    );
+    const req = s.prepareCreate(o, priceText ?? "", qtyText ?? "", e.orderGrid, e.inst.venue);
+    this.d.metrics.assembly.record(monoNs() - t0);
+    return req;
   }
 
-  private answered(o: Order, res: unknown, sentNs: number): void {
+  sending(o: Order): void {
+    this.d.store.markSent(o.clientId);
+  }
+
+  answered(o: Order, res: unknown, rttNs: number): void {
     const d = this.d;
-    if (d.run.dead) return;
     d.notifier.clearTap();
-    const rtt = monoNs() - sentNs;
-    d.metrics.exchangeRtt.record(rtt);
+    d.metrics.exchangeRtt.record(rttNs);
     const s = surfaceOf(d.surfaces, o);
-    recordAnswer(d.limiter, d.journal, o, "create", s.classOf("create"), res, rtt);
     const answer = s.parseCreate(res);
     if (answer.exchangeId === "") {
       this.failed(o, new ResponseShapeError("create answer without an order id", s.createEndpoint, 200), 0);
       return;
     }
     d.store.ackCreate(o.clientId, answer.exchangeId);
-    if (answer.record !== undefined) d.answerRecords.apply(o, s, answer.record);
+    if (answer.record !== undefined) d.ingest.answer(o, s, answer.record);
     if (o.surface === "hft" && d.run.hftPushTrusted) d.run.hftEchoExpected?.(answer.exchangeId);
     // An answer with ids only: an order that may have traded at once is asked about now rather than
     // at the next poll, when the query budget has room (IOC/FOK/market always do).
@@ -317,12 +312,9 @@ export class CreatePath {
     }
   }
 
-  private failed(o: Order, err: unknown, sentNs: number): void {
+  failed(o: Order, err: unknown, _sentNs: number): void {
     const d = this.d;
-    if (d.run.dead) return;
     d.notifier.clearTap();
-    const cls: LimitClass = surfaceOf(d.surfaces, o).classOf("create");
-    recordFailure(d.limiter, d.journal, o, "create", cls, err, sentNs);
     if (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError) {
       // Ambiguity is a state: resolve by client id, never report a rejection, never re-send under a new id.
       d.risk.recordUnknownOutcome();

@@ -47,6 +47,7 @@ import type { V5Position } from "../rest/wire.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import { FuturesSurface } from "../venue/futures/surface.js";
 import { HftSurface } from "../venue/hft/surface.js";
+import { VenueIngest } from "../venue/ingest.js";
 import { SpotSurface } from "../venue/spot/surface.js";
 import type { Surfaces, VenueSurface } from "../venue/surface.js";
 import { Account, type AccountOptions } from "./account.js";
@@ -60,7 +61,6 @@ import { Notifier } from "./notifier.js";
 import { Owners } from "./owners.js";
 import { OPEN_GATE, type SendGate } from "./readiness.js";
 import { RunState } from "./runState.js";
-import { AnswerRecordApplier } from "./venueRequest.js";
 import { updateBody } from "./wireMap.js";
 
 /**
@@ -113,6 +113,11 @@ export class Engine implements GatewayEngine, OrderListener {
   readonly cancels: CancelPath;
   readonly amends: AmendPath;
   readonly control: Control;
+  /**
+   * The engine's way into the store for venue records it holds itself: the records create and cancel
+   * answers carry, and (for the restart's replay) records read back from the journal.
+   */
+  readonly ingest: VenueIngest;
   private readonly book: InstrumentBook;
   private readonly journal: Journal | undefined;
   private readonly log: Logger;
@@ -154,7 +159,13 @@ export class Engine implements GatewayEngine, OrderListener {
       run,
     });
     this.notifier = notifier;
-    const answerRecords = new AnswerRecordApplier(d.instruments, store, d.metrics);
+    const ingest = new VenueIngest({
+      gridOf: (id) => d.instruments.byId(id)?.grid,
+      apply: (ev) => store.apply(ev),
+      journal: undefined,
+      onInvalid: () => d.metrics.invalidEvents.inc(),
+    });
+    this.ingest = ingest;
     // The venue surfaces the command path speaks to (a further venue API is a third entry).
     const surfaces: Surfaces = {
       spot: new SpotSurface(d.client, d.options.orders.spotExpirySeconds),
@@ -182,7 +193,7 @@ export class Engine implements GatewayEngine, OrderListener {
       owners,
       notifier,
       account,
-      answerRecords,
+      ingest,
       surfaces,
       run,
       options: d.options,
@@ -194,7 +205,7 @@ export class Engine implements GatewayEngine, OrderListener {
       store,
       owners,
       account,
-      answerRecords,
+      ingest,
       surfaces,
       run,
       options: d.options,
@@ -370,8 +381,9 @@ export class Engine implements GatewayEngine, OrderListener {
   resendCreate(o: Order): void {
     this.creates.resend(o);
   }
-  doSendCancel(o: Order, cls: LimitClass): void {
-    this.cancels.sendNow(o, cls);
+  /** The resolver's same-id resend of a cancel (it spends the surface's cancel class, `_cls`). */
+  doSendCancel(o: Order, _cls: LimitClass): void {
+    this.cancels.sendNow(o);
   }
   /** The resolver's record for an in-place amend left unanswered; true when decided. */
   resolveAmend(o: Order, s: VenueSurface, rec: unknown, deadlinePassed: boolean): boolean {

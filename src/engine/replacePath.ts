@@ -59,11 +59,11 @@ export class ReplacePath {
       this.endReplace(o, AmendRejectReason.Throttled, `throttled: retry in ${r.retryAfterMs} ms`);
       d.store.cancelOutcome(o.clientId, Ev.CancelRejected, undefined, `throttled: ${r.reason}`);
     };
-    if (lim === undefined || lim.status === "granted") d.cancels.sendNow(o, cls);
+    if (lim === undefined || lim.status === "granted") d.cancels.sendNow(o);
     else if (lim.status === "rejected") refused(lim);
     else
       lim.done.then((r) => {
-        if (r.status === "granted") d.cancels.sendNow(o, cls);
+        if (r.status === "granted") d.cancels.sendNow(o);
         else refused(r);
       });
   }

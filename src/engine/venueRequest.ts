@@ -1,17 +1,18 @@
-/** What the create and cancel paths share when a venue answer comes back. */
+/**
+ * The one way an order request goes to the venue and comes back, shared by the create, cancel and
+ * amend paths: prepare (a local refusal is the path's failure, and nothing is sent) → journal the
+ * request → the path marks it sent → send; then the answer or the failure is journaled and the limiter
+ * told before the path decides what it means. One `VenueRequest` per path, built once: an order's
+ * request carries the order itself as the transport's context (`RestClient.sendTo`), so no closure is
+ * made per order.
+ */
 
 import { REFUSED_LOCALLY } from "../journal/records.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter } from "../limits/index.js";
-import {
-  newEvent,
-  type Order,
-  type OrderEvent,
-  type OrderStore,
-  Source,
-  monoNs as storeNs,
-} from "../orders/index.js";
+import type { Order } from "../orders/index.js";
 import { monoNs } from "../protocol/clock.js";
+import type { AnswerSink, PreparedRequest, RestClient } from "../rest/client.js";
 import {
   NetworkError,
   OutcomeUnknownError,
@@ -20,9 +21,83 @@ import {
   RestError,
   ValidationError,
 } from "../rest/errors.js";
-import type { VenueSurface } from "../venue/surface.js";
-import type { InstrumentBook } from "./instruments.js";
-import type { EngineMetrics } from "./metrics.js";
+import type { SurfaceOp, Surfaces } from "../venue/surface.js";
+import type { RunState } from "./runState.js";
+
+/** What one path (create, cancel, amend) adds to the skeleton. */
+export interface RequestPath {
+  readonly op: "create" | "cancel" | "amend";
+  /** The surface operation whose rate class the request spends (an amend spends the create's). */
+  readonly spends: SurfaceOp;
+  /**
+   * Builds the signed request from the order and the texts it carries (the price and quantity on the
+   * instrument's grid, when the request names them); throws a typed error on bad input.
+   */
+  prepare(o: Order, priceText: string | undefined, qtyText: string | undefined): PreparedRequest;
+  /** The request is journaled and about to leave: the store and the counters learn it is sent. */
+  sending(o: Order): void;
+  /** The venue answered 2xx (journaled, the limiter told); `rttNs` is the round trip. */
+  answered(o: Order, res: unknown, rttNs: number): void;
+  /** The request failed, or was never sent (`sentNs` 0); journaled and the limiter told. */
+  failed(o: Order, err: unknown, sentNs: number): void;
+}
+
+export interface VenueRequestDeps {
+  client: Pick<RestClient, "sendTo">;
+  limiter: RateLimiter | undefined;
+  journal: Journal | undefined;
+  surfaces: Surfaces;
+  /** `dead`: after shutdown, late answers are ignored (the journal and sockets are closed). */
+  run: Pick<RunState, "dead">;
+}
+
+export class VenueRequest implements AnswerSink<Order> {
+  constructor(
+    private readonly d: VenueRequestDeps,
+    private readonly path: RequestPath,
+  ) {}
+
+  /** Prepares, journals and sends the path's request for `o` (`attempt` numbers a create's sends). */
+  send(o: Order, priceText?: string, qtyText?: string, attempt?: number): void {
+    const path = this.path;
+    let req: PreparedRequest;
+    try {
+      req = path.prepare(o, priceText, qtyText);
+    } catch (err) {
+      // Local validation or the clock guard: nothing was sent.
+      this.failed(o, err, 0);
+      return;
+    }
+    this.d.journal?.request({
+      clientId: o.clientId,
+      op: path.op,
+      method: req.endpoint.method,
+      path: req.path,
+      attempt,
+    });
+    path.sending(o);
+    this.d.client.sendTo(req, this, o, monoNs());
+  }
+
+  answered(o: Order, res: unknown, sentNs: number): void {
+    const d = this.d;
+    if (d.run.dead) return;
+    const rtt = monoNs() - sentNs;
+    recordAnswer(d.limiter, d.journal, o, this.path.op, this.cls(o), res, rtt);
+    this.path.answered(o, res, rtt);
+  }
+
+  failed(o: Order, err: unknown, sentNs: number): void {
+    const d = this.d;
+    if (d.run.dead) return;
+    recordFailure(d.limiter, d.journal, o, this.path.op, this.cls(o), err, sentNs);
+    this.path.failed(o, err, sentNs);
+  }
+
+  private cls(o: Order): LimitClass {
+    return this.d.surfaces[o.surface].classOf(this.path.spends);
+  }
+}
 
 /**
  * A create, cancel or amend the venue answered with 200: the limiter learns the outcome and the journal
@@ -95,27 +170,4 @@ export function recordThrottled(journal: Journal | undefined, o: Order, reason: 
     latencyUs: 0,
     body: reason,
   });
-}
-
-/** Applies the Spot order record a create or cancel answer carries (it may already show fills). */
-/** A record carried by a create or cancel answer (Spot), applied as a REST outcome. */
-export class AnswerRecordApplier {
-  private readonly ev: OrderEvent = newEvent();
-  constructor(
-    private readonly book: InstrumentBook,
-    private readonly store: OrderStore,
-    private readonly metrics: EngineMetrics,
-  ) {}
-
-  apply(o: Order, surface: VenueSurface, rec: unknown): void {
-    const e = this.book.byId(o.instrumentId);
-    if (e === undefined) return;
-    try {
-      surface.normalize(rec, e.grid, Source.Rest, storeNs(), this.ev);
-    } catch {
-      this.metrics.invalidEvents.inc();
-      return;
-    }
-    this.store.apply(this.ev);
-  }
 }
