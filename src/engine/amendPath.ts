@@ -164,8 +164,7 @@ export class AmendPath implements RequestPath {
 
   private sendAmend(o: Order, s: VenueSurface): void {
     const d = this.d;
-    // An amend spends what a create spends (the venue publishes no figure of its own) [assumed].
-    const cls = s.classOf("create");
+    const cls = s.classOf(this.spends);
     const lim = d.limiter?.acquire(cls, "create", d.options.amendWaitMs);
     if (lim === undefined || lim.status === "granted") this.sendNow(o);
     else if (lim.status === "rejected") this.throttled(o, cls, lim);

@@ -290,7 +290,7 @@ export class CreatePath implements RequestPath {
     const s = surfaceOf(d.surfaces, o);
     const answer = s.parseCreate(res);
     if (answer.exchangeId === "") {
-      this.failed(o, new ResponseShapeError("create answer without an order id", s.createEndpoint, 200), 0);
+      this.failed(o, new ResponseShapeError("create answer without an order id", s.createEndpoint, 200));
       return;
     }
     d.store.ackCreate(o.clientId, answer.exchangeId);
@@ -312,7 +312,7 @@ export class CreatePath implements RequestPath {
     }
   }
 
-  failed(o: Order, err: unknown, _sentNs: number): void {
+  failed(o: Order, err: unknown): void {
     const d = this.d;
     d.notifier.clearTap();
     if (err instanceof OutcomeUnknownError || err instanceof ResponseShapeError) {
