@@ -1,17 +1,19 @@
 /**
- * The kill soak: issue 17's kill scenarios, each with N seeds, one run after the other, then a summary
- * table. Every run starts `hftgate sim` and `hftgate start` as real processes and compares the venue's
- * signed listings, the gateway's Query answers and what the strategy was told after every restart.
+ * The kill soak: the kill scenarios (SIGKILL, SIGTERM drains, a failing Spot reconciliation), each
+ * with N seeds, one run after the other, then a summary table. Every run starts `hftgate sim` and
+ * `hftgate start` as real processes and compares the venue's signed listings, the gateway's Query
+ * answers and what the strategy was told after every restart.
  *
  *   npm run soak -- --seeds 20                       # every scenario, seeds 1..20
  *   npm run soak -- --seeds 5 --first-seed 100 --scenarios kill3,throttle --json /tmp/soak.json
  *
  * Exit status 1 when any run found a problem (lost, duplicated, fill or state mismatch, a Rejected
- * order at the venue, a sequence gap or duplicate). HFTGATE_KEEP_RUNS=1 keeps the journal of a failing
+ * order at the venue, a sequence gap or duplicate, a SIGTERM that did not exit 0 with a 1001 close or
+ * left an order unanswered). HFTGATE_KEEP_RUNS=1 keeps the journal of a failing
  * run for `hftgate replay`.
  */
 import { writeFileSync } from "node:fs";
-import { KILL_SCENARIOS, type KillReport, problems, runKill } from "./harness/killRun.js";
+import { badStops, KILL_SCENARIOS, type KillReport, problems, runKill } from "./harness/killRun.js";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -33,6 +35,11 @@ const COLUMNS: Array<[string, (r: KillReport[]) => string]> = [
   ["seq gaps/dups", (r) => sum(r, (x) => x.seqGaps + x.seqDuplicates)],
   ["resume lost", (r) => sum(r, (x) => x.resumeLost)],
   ["late creates landed", (r) => sum(r, (x) => x.lateCreates.landed)],
+  [
+    "stops exit 0 + 1001",
+    (r) => `${sum(r, (x) => x.stops.length - badStops(x))}/${sum(r, (x) => x.stops.length)}`,
+  ],
+  ["unanswered at close", (r) => sum(r, (x) => x.unansweredAtClose)],
   ["failed seeds", (r) => String(r.filter((x) => problems(x) > 0).length)],
 ];
 
@@ -88,7 +95,11 @@ async function main(): Promise<number> {
         `${sc.name} seed ${seed}: ${r.orders} orders, ${r.kills} kills, ${r.venueOrders} at the venue, ` +
           `lost ${r.lost} dup ${r.duplicated} fill ${r.fillMismatches} state ${r.stateMismatches} ` +
           `rejected@venue ${r.rejectedAtVenue} gaps ${r.seqGaps + r.seqDuplicates} resumeLost ${r.resumeLost}` +
-          ` rejects ${JSON.stringify(r.rejects)} (${(r.ms / 1000).toFixed(1)} s)${p > 0 ? " FAIL" : ""}${r.keptDir ? ` journal kept in ${r.keptDir}` : ""}\n`,
+          ` rejects ${JSON.stringify(r.rejects)}` +
+          (r.stops.length > 0
+            ? ` stops ${JSON.stringify(r.stops)} unansweredAtClose ${r.unansweredAtClose}`
+            : "") +
+          ` (${(r.ms / 1000).toFixed(1)} s)${p > 0 ? " FAIL" : ""}${r.keptDir ? ` journal kept in ${r.keptDir}` : ""}\n`,
       );
       for (const d of r.details.slice(0, 8)) process.stdout.write(`    ${d}\n`);
       if (r.details.length > 8) process.stdout.write(`    … ${r.details.length - 8} more\n`);

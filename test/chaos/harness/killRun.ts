@@ -5,6 +5,8 @@
  * right behind their creates, cancels of older orders — and a second account trading straight at the
  * venue while the gateway is down. After every restart, once things settle, the venue's signed
  * listings, the gateway's Query answers and what the strategy was told are compared (crashTruth.ts).
+ * Variants: a graceful stop (SIGTERM, the drain) instead of the kill, and a venue whose Spot
+ * open-orders listing answers 503 while the restarted gateway reconciles and the burst goes on.
  *
  * No test framework here: the vitest scenarios and the soak script (test/chaos/soak.ts) share it.
  */
@@ -43,9 +45,16 @@ export interface KillScenario {
   lostAnswers: boolean;
   /** Orders per burst (default 24). */
   burst?: number;
+  /** How the gateway is stopped mid-burst: SIGKILL (default) or SIGTERM (the drain must answer everything, exit 0). */
+  signal?: "SIGKILL" | "SIGTERM";
+  /**
+   * Milliseconds the venue's Spot open-orders listing answers 503 from the restart on (the restart's
+   * reconciliation fails, a Spot stream reconnect in the window fails again) while a burst goes on.
+   */
+  reconcile503Ms?: number;
 }
 
-/** The scenarios of issue 17, by name. */
+/** The soak's scenarios, by name (kill, SIGTERM drain, failing Spot reconciliation). */
 export const KILL_SCENARIOS: readonly KillScenario[] = [
   { name: "inflight", kills: 1, fsync: "every", counterparty: false, throttle: false, lostAnswers: false },
   { name: "counterparty", kills: 1, fsync: "every", counterparty: true, throttle: false, lostAnswers: false },
@@ -53,6 +62,16 @@ export const KILL_SCENARIOS: readonly KillScenario[] = [
   { name: "lost-answers", kills: 1, fsync: "every", counterparty: true, throttle: false, lostAnswers: true },
   { name: "kill3", kills: 3, fsync: "every", counterparty: true, throttle: true, lostAnswers: true },
   { name: "kill3-default-fsync", kills: 3, counterparty: true, throttle: true, lostAnswers: true },
+  { name: "term", kills: 1, counterparty: false, throttle: false, lostAnswers: false, signal: "SIGTERM" },
+  { name: "term3", kills: 3, counterparty: true, throttle: false, lostAnswers: true, signal: "SIGTERM" },
+  {
+    name: "reconcile-503",
+    kills: 2,
+    counterparty: true,
+    throttle: false,
+    lostAnswers: false,
+    reconcile503Ms: 4_000,
+  },
 ];
 
 export interface KillReport {
@@ -83,6 +102,10 @@ export interface KillReport {
   rejects: Record<string, number>;
   /** Local Reject 300s the strategy got (throttle scenarios). */
   throttled: number;
+  /** SIGTERM scenarios, one per stop: exit code (or signal), close code the strategy saw, ms to exit. */
+  stops: Array<{ exit: number | string; close: number; ms: number; inFlight: number }>;
+  /** Orders sent before a SIGTERM that got no answer (Ack, Reject, OutcomeUnknown) before the close. */
+  unansweredAtClose: number;
   details: string[];
   /** Kept journal dir (HFTGATE_KEEP_RUNS=1 and findings), for `hftgate replay`. */
   keptDir?: string;
@@ -105,6 +128,7 @@ const SPOT_CREATE = "POST /trade/api/v2/order";
 const SPOT_CANCEL = "DELETE /trade/api/v2/order";
 const HFT_CREATE = "POST /v5/order/create";
 const HFT_CANCEL = "POST /v5/order/cancel";
+const SPOT_OPEN_ORDERS = "GET /trade/api/v2/orders";
 
 /** Prices (ticks): resting buys below the counterparty's asks, crossing buys above them. */
 const PX = {
@@ -270,6 +294,8 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       if (b.code === 300) throttled++;
     });
     let checks = 0;
+    const stops: KillReport["stops"] = [];
+    let unansweredAtClose = 0;
 
     const burst = async (n: number) => {
       for (let i = 0; i < n; i++) {
@@ -351,7 +377,28 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       }
       debug(`kill ${k + 1}: ${s.placed.length} placed, ${s.unanswered().length} unanswered`);
       const logons = s.logons;
-      await rig.gp.kill();
+      if (sc.signal === "SIGTERM") {
+        // The strategy's view at the close: every order sent before the signal must have an answer.
+        const sent = s.placed.length;
+        const inFlight = s.unanswered().length;
+        const closed = new Promise<{ code: number; unanswered: number }>((resolve) =>
+          s.client.once("close", (code: number) =>
+            resolve({ code, unanswered: s.unanswered().filter((x) => s.placed.indexOf(x) < sent).length }),
+          ),
+        );
+        const exit = await rig.gp.sendSignal("SIGTERM");
+        const at = await within(closed, 5_000, "strategy connection closed").catch(() => ({
+          code: -1,
+          unanswered: s.unanswered().length,
+        }));
+        stops.push({ exit: exit.code ?? exit.signal ?? "?", close: at.code, ms: exit.ms, inFlight });
+        unansweredAtClose += at.unanswered;
+        debug(
+          `stopped: exit ${exit.code ?? exit.signal} in ${exit.ms} ms, close ${at.code}, unanswered ${at.unanswered}`,
+        );
+      } else {
+        await rig.gp.kill();
+      }
       // The gateway is down; the faults meant for it must not refuse the counterparty.
       await sim.clearFaults();
       if (sc.counterparty) {
@@ -373,10 +420,25 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
           (0.05 * (1 + Math.floor(r() * 4))).toFixed(2),
         );
       }
+      const outageUntil = sc.reconcile503Ms === undefined ? 0 : Date.now() + sc.reconcile503Ms;
+      if (sc.reconcile503Ms !== undefined)
+        await sim.addFaults([{ kind: "error5xx", endpoint: SPOT_OPEN_ORDERS, status: 503 }]);
       debug("restart");
       await rig.gp.start();
       // Logged on again (a socket that is merely open may still be refused a resume and reconnect).
       await until(() => s.logons > logons && s.client.connected, 8_000, "strategy logged on again");
+      if (sc.reconcile503Ms !== undefined) {
+        // Trading goes on while the listing fails; a Spot stream reconnect in the window fails its
+        // reconciliation too. The listing answers normally again before the truth check.
+        await counterOrder(sim.baseUrl, other, "spot", "sell", PX.spot.ask, "0.002");
+        await counterOrder(sim.baseUrl, other, "hft", "sell", PX.hft.ask, "0.1");
+        await burst(12);
+        await sim.admin("POST", "/streams/disconnect", {});
+        await burst(12);
+        const left = outageUntil - Date.now();
+        if (left > 0) await sleep(left);
+        await sim.clearFaults();
+      }
       checks++;
       mergeFindings(found, await settleAndCompare(s, reader, journalDir, settleMs));
     }
@@ -417,6 +479,8 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       rejects,
       lateCreates: { held: late.held, landed: late.landed },
       throttled,
+      stops,
+      unansweredAtClose,
       details: findingLines(found),
       ...(keep ? { keptDir: rig.dir } : {}),
       ms: Date.now() - t0,
@@ -428,6 +492,18 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
   }
 }
 
-/** Problems that fail a run: every finding, plus any sequence gap, duplicate or lost resume across the restarts. */
+/** A graceful stop that went wrong: an exit other than 0 or a close other than 1001 ("going away"). */
+export const badStops = (r: KillReport): number =>
+  r.stops.filter((x) => x.exit !== 0 || x.close !== 1001).length;
+
+/**
+ * Problems that fail a run: every finding, plus any sequence gap, duplicate or lost resume across the
+ * restarts, and for SIGTERM a bad stop or an order left unanswered at the close.
+ */
 export const problems = (r: KillReport): number =>
-  FINDING_KINDS.reduce((a, k) => a + r[k], 0) + r.seqGaps + r.seqDuplicates + r.resumeLost;
+  FINDING_KINDS.reduce((a, k) => a + r[k], 0) +
+  r.seqGaps +
+  r.seqDuplicates +
+  r.resumeLost +
+  badStops(r) +
+  r.unansweredAtClose;
