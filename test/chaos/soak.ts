@@ -39,6 +39,7 @@ const COLUMNS: Array<[string, (r: KillReport[]) => string]> = [
     "stops exit 0 + 1001",
     (r) => `${sum(r, (x) => x.stops.length - badStops(x))}/${sum(r, (x) => x.stops.length)}`,
   ],
+  ["in flight at stop", (r) => sum(r, (x) => x.stops.reduce((a, y) => a + y.inFlight, 0))],
   ["unanswered at close", (r) => sum(r, (x) => x.unansweredAtClose)],
   ["failed seeds", (r) => String(r.filter((x) => problems(x) > 0).length)],
 ];

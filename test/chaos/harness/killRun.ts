@@ -338,6 +338,18 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       });
       for (const ep of [SPOT_CREATE, HFT_CREATE]) faults.push(slow(ep, 2));
       for (const ep of [SPOT_CANCEL, HFT_CANCEL]) faults.push(slow(ep, 1));
+      if (sc.signal === "SIGTERM") {
+        // The drain must have something to wait for: the last creates and cancels of the burst are slow.
+        for (const ep of [SPOT_CREATE, HFT_CREATE, SPOT_CANCEL, HFT_CANCEL])
+          faults.push({
+            kind: "latency",
+            endpoint: ep,
+            ms: 200,
+            jitterMs: 300,
+            count: 6,
+            abandoned: "handle",
+          });
+      }
       if (sc.lostAnswers) {
         for (const ep of [SPOT_CREATE, HFT_CREATE]) {
           faults.push({ kind: "timeout", endpoint: ep, probability: 0.3, count: 2 });
@@ -372,7 +384,7 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
         for (let i = 0; i < 50; i++)
           resting.push(s.place(ids.hft, "buy", PX.hft.rest + Math.floor(r() * PX.hft.restSpan), 5));
         await until(() => throttled > before, 3_000, "local throttle rejects").catch(() => {});
-      } else {
+      } else if (sc.signal !== "SIGTERM") {
         await sleep(Math.floor(r() * 60));
       }
       debug(`kill ${k + 1}: ${s.placed.length} placed, ${s.unanswered().length} unanswered`);
