@@ -304,7 +304,11 @@ describe("built-in NATS endpoint under pressure", () => {
     stuck.sock.pause(); // reads nothing from now on
     const fine = await client(ep, PUB);
     let seen = 0;
-    fine.subscribe("big.>", { callback: () => seen++ });
+    fine.subscribe("big.>", {
+      callback: () => {
+        seen++;
+      },
+    });
     await fine.flush();
     const kb = "x".repeat(1024);
     // 16 MiB in all, 64 KiB per turn of the event loop (the reading client keeps up): past the
