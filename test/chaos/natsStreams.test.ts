@@ -238,7 +238,11 @@ describe("HFT NATS stream chaos (engine level)", () => {
           // The venue handles each create at once (its New goes out on the stream) and answers 150 ms later.
           r.v.sim.faults.add({ kind: "slowAnswer", endpoint: "POST /v5/order/create", ms: 150, count: 8 });
           await restingBuys(r, 8);
-          await until(() => hft.stats.echoesAhead === 8, 5_000, "every create answer after its stream record");
+          await until(
+            () => hft.stats.echoesAhead === 8,
+            5_000,
+            "every create answer after its stream record",
+          );
           // Three echo timeouts (600 ms) later: nothing declared silent, the connection never dropped.
           await sleep(1_800);
           expect(hft.stats.silentTrips).toBe(0);
