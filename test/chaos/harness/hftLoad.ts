@@ -214,7 +214,9 @@ export async function runHftLoad(o: HftLoadOptions): Promise<HftLoadReport> {
     while (Date.now() < end && done.size < acks) await sleep(100);
 
     const page = await (await fetch(`${gp.httpUrl}/metrics`)).text();
-    const reader = new VenueReader(simUrl, keys, { spot: 0.00001, hft: Number(inst.qtyStep) });
+    // Every order of the run is listed (open and recently closed): room for all of them.
+    const pages = Math.ceil(placed / 50) + 10;
+    const reader = new VenueReader(simUrl, keys, { spot: 0.00001, hft: Number(inst.qtyStep) }, pages);
     let listing: Awaited<ReturnType<VenueReader["read"]>>;
     try {
       listing = await reader.read();
