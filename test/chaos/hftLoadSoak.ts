@@ -1,12 +1,13 @@
 /**
  * Long sustained-load runs of harness/hftLoad.ts (the suite runs a short one): `hftgate start` with its
  * built-in NATS endpoint or a nats-server, one strategy keeping N HFT creates in flight, each
- * cancelled on its Ack; prints the report as JSON (refused, silence, stream drops, venue truth,
- * listener still accepting, SIGTERM exit time). Exit status 1 when the run found a problem.
+ * cancelled on its Ack, optionally with busy processes beside it (a crowded shared box); prints the
+ * report as JSON (refused, silence, stream drops, venue truth, listener still accepting, SIGTERM exit
+ * time). Exit status 1 when the run found a problem.
  *
  *   npm run build && node dist/test/chaos/hftLoadSoak.js --orders 60000 --in-flight 50 --max-s 600
  *   node dist/test/chaos/hftLoadSoak.js --nats server --orders 30000      # the same through nats-server
- *   node dist/test/chaos/hftLoadSoak.js --hog                              # one busy process beside it
+ *   node dist/test/chaos/hftLoadSoak.js --hogs 3                           # three busy processes beside it
  *
  * A benchmark-class job: run it under the shared lock (`flock /work/heavy.lock …`) on shared machines.
  */
@@ -23,7 +24,7 @@ const r = await runHftLoad({
   orders: Number(arg("orders") ?? 60_000),
   inFlight: Number(arg("in-flight") ?? 50),
   maxMs: Number(arg("max-s") ?? 600) * 1_000,
-  hog: process.argv.includes("--hog"),
+  hogs: Number(arg("hogs") ?? 0),
   limits: process.argv.includes("--limits"),
 });
 process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);

@@ -32,8 +32,8 @@ export interface HftLoadOptions {
   maxMs: number;
   /** `streams.hftNats.echoTimeoutMs` (short: a wrong silence shows within the run). */
   echoTimeoutMs?: number;
-  /** Keep one busy-loop process running beside the gateway (a shared, loaded box). */
-  hog?: boolean;
+  /** Busy-loop processes kept running beside the gateway (a shared, crowded box). Default 0. */
+  hogs?: number;
   /** `limits.enabled`: the account rate limiter (50 HFT orders/s) is not the subject; default off. */
   limits?: boolean;
   /** Keep the temp dir (journal, log) for a look afterwards. */
@@ -135,10 +135,11 @@ export async function runHftLoad(o: HftLoadOptions): Promise<HftLoadReport> {
       log: { level: "info", pretty: "false" },
     }),
   );
-  const hog = o.hog
-    ? spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore", detached: true })
-    : undefined;
-  if (hog !== undefined) trackGroup(hog);
+  const hogs = Array.from({ length: o.hogs ?? 0 }, () => {
+    const p = spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore", detached: true });
+    trackGroup(p);
+    return p;
+  });
   const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(keys) });
   let s: Strategy | undefined;
   try {
@@ -261,9 +262,9 @@ export async function runHftLoad(o: HftLoadOptions): Promise<HftLoadReport> {
   } finally {
     await s?.close().catch(() => {});
     await gp.stop();
-    if (hog?.pid !== undefined) {
+    for (const h of hogs) {
       try {
-        process.kill(-hog.pid, "SIGKILL");
+        if (h.pid !== undefined) process.kill(-h.pid, "SIGKILL");
       } catch {
         // already gone
       }
