@@ -14,6 +14,11 @@ export type FaultKind =
   | "reset"
   /** Handle the request, then answer `status` (default 503). */
   | "error5xx"
+  /**
+   * Handle the request at once, answer after `ms` plus uniform jitter in [0, jitterMs]: the venue
+   * already holds the order (its streams publish it) while the caller still waits for the answer.
+   */
+  | "slowAnswer"
   /** Answer 429 without handling the request. */
   | "rate429"
   /**
@@ -53,6 +58,8 @@ export interface StreamFaults {
 
 export interface FaultDecision {
   delayMs: number;
+  /** `slowAnswer`: handled at once, answered this much later (0 = at once). */
+  answerDelayMs?: number;
   /** What happens after handling: answer normally, hang, reset, or replace with 5xx; or 429 first. */
   outcome: "normal" | "timeout" | "reset" | "error5xx" | "rate429" | "lateCreate";
   status: number;
@@ -94,6 +101,7 @@ export class Faults {
   decide(endpoint: string): FaultDecision {
     if (this.rules.length === 0) return NORMAL;
     let delayMs = 0;
+    let answerDelayMs = 0;
     let outcome: FaultDecision["outcome"] = "normal";
     let status = 0;
     let handleAbandoned = false;
@@ -113,16 +121,26 @@ export class Faults {
       if (r.kind === "latency") {
         delayMs += (r.ms ?? 0) + (r.jitterMs ? this.rng.next() * r.jitterMs : 0);
         if (r.abandoned === "handle") handleAbandoned = true;
+      } else if (r.kind === "slowAnswer") {
+        answerDelayMs += (r.ms ?? 0) + (r.jitterMs ? this.rng.next() * r.jitterMs : 0);
       } else if (outcome === "normal") {
         outcome = r.kind;
         status = r.kind === "error5xx" ? (r.status ?? 503) : r.kind === "rate429" ? 429 : 0;
         if (r.kind === "lateCreate") late = r;
       }
     }
-    if (delayMs === 0 && outcome === "normal") return NORMAL;
+    if (delayMs === 0 && answerDelayMs === 0 && outcome === "normal") return NORMAL;
     return late === undefined
-      ? { delayMs, outcome, status, handleAbandoned }
-      : { delayMs, outcome, status, handleAbandoned, holdMs: late.ms, queries: late.queries ?? 1 };
+      ? { delayMs, answerDelayMs, outcome, status, handleAbandoned }
+      : {
+          delayMs,
+          answerDelayMs,
+          outcome,
+          status,
+          handleAbandoned,
+          holdMs: late.ms,
+          queries: late.queries ?? 1,
+        };
   }
 
   /** Stream message fate: how many copies to send now (0 = dropped), or hold for reordering. */
@@ -136,7 +154,7 @@ export class Faults {
   }
 }
 
-const KINDS = new Set(["latency", "timeout", "reset", "error5xx", "rate429", "lateCreate"]);
+const KINDS = new Set(["latency", "timeout", "reset", "error5xx", "slowAnswer", "rate429", "lateCreate"]);
 
 /** Throws a readable error for a malformed rule (admin API input). */
 export function validateRule(rule: FaultRule): void {
@@ -150,6 +168,8 @@ export function validateRule(rule: FaultRule): void {
   }
   if (rule.endpoint !== undefined && typeof rule.endpoint !== "string")
     throw new Error("fault rule endpoint must be a string");
+  if ((rule.kind === "latency" || rule.kind === "slowAnswer") && rule.ms !== undefined && !(rule.ms >= 0))
+    throw new Error("fault rule ms must be >= 0");
   if (rule.kind === "lateCreate") {
     if (rule.endpoint !== undefined && rule.endpoint !== "*" && !CREATES.has(rule.endpoint))
       throw new Error(`lateCreate applies to creates only: ${[...CREATES].join(" or ")}`);

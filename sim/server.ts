@@ -1,6 +1,6 @@
 /**
  * The HTTP front: one node:http (or https) server serving both surfaces. Per request: count, route,
- * fault decision, body, authentication, rate limit, handler, then the fault outcome (answer, hang,
+ * fault decision, body, authentication, rate limit, handler, then the fault outcome (answer, late answer, hang,
  * reset or 5xx). Routes are a precomputed map keyed by `METHOD path`.
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
@@ -32,7 +32,7 @@ export interface Counters {
 export interface Front {
   server: http.Server;
   counters: Counters;
-  /** Responses held back by the timeout fault; released (destroyed) at stop. */
+  /** Responses held back by the timeout and slowAnswer faults; released (destroyed) at stop. */
   hanging: Set<ServerResponse>;
   /** Creates held by the lateCreate fault. */
   late: LateCreates;
@@ -60,6 +60,16 @@ export function createFront(d: FrontDeps): Front {
     counters.statuses.set(reply.status, (counters.statuses.get(reply.status) ?? 0) + 1);
     res.writeHead(reply.status, JSON_HEADERS);
     res.end(reply.body);
+  };
+
+  /** A handled request's answer (a socket credential's once the NATS server holds it). */
+  const answer = (res: ServerResponse, reply: Reply): void => {
+    if (reply.ready === undefined) send(res, reply);
+    else
+      reply.ready.then(
+        () => send(res, reply),
+        () => send(res, message(503, "socket credential could not be installed")),
+      );
   };
 
   const handle = (
@@ -198,12 +208,15 @@ export function createFront(d: FrontDeps): Front {
     const reply = route.handler(ctx);
     switch (outcome) {
       case "normal": {
-        if (reply.ready === undefined) send(res, reply);
-        else
-          reply.ready.then(
-            () => send(res, reply),
-            () => send(res, message(503, "socket credential could not be installed")),
-          );
+        const answerDelayMs = decision.answerDelayMs ?? 0;
+        if (answerDelayMs > 0) {
+          // slowAnswer: handled (the streams have published it), the answer held back.
+          hanging.add(res);
+          setTimeout(() => {
+            hanging.delete(res);
+            if (!res.destroyed && !res.writableEnded) answer(res, reply);
+          }, answerDelayMs);
+        } else answer(res, reply);
         // A query by client id: the lateCreate creates waiting for it land now, after its answer.
         const field = late.size > 0 ? QUERY_CLIENT_ID[endpoint] : undefined;
         if (field !== undefined && account !== null)

@@ -5,16 +5,23 @@
  * on loopback, so the gateway's unchanged client connects to it. The simulator publishes in-process
  * (`publish`), without a client connection of its own.
  *
- * A simulator endpoint, not a NATS server: no TLS, no clustering, leaf nodes, JetStream, accounts,
- * JWT/nkey auth or slow-consumer policy; queue groups pick members in turn. Where it speaks, it
- * answers as nats-server does (the same -ERR texts, the connection closed on the same errors), and the
- * tests run the same protocol cases against both (test/sim/natsEndpoint.test.ts).
+ * A simulator endpoint, not a NATS server: no TLS, no clustering, leaf nodes, JetStream, accounts or
+ * JWT/nkey auth; queue groups pick members in turn. Where it speaks, it answers as nats-server does
+ * (the same -ERR texts, the connection closed on the same errors, a slow consumer cut off at the same
+ * pending-bytes limit), and the tests run the same protocol cases against both
+ * (test/sim/natsEndpoint.test.ts).
+ *
+ * Sustained load: each message is routed once (subjects compared token by token, no per-message
+ * maps), a connection's unsent bytes are bounded (`maxPendingBytes`), a peer's bytes can never throw
+ * into the process it shares (the gateway's, under `hftgate start`), and `stop()` ends every socket it
+ * accepted at once, so a stopping process never waits on a connection of its own endpoint.
  */
 import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
 import { type NatsBackend, type NatsUser, PUBLIC_READER } from "./backend.js";
-import { subjectMatches, subsetOf, validPublishSubject, validSubject } from "./subjects.js";
+import { subjectMatches, subsetOf, tokensMatch, validPublishSubject, validSubject } from "./subjects.js";
 
 /** A permission list's verdict: some allow pattern covers it (or there is no allow list), no deny does. */
 function permitted(
@@ -28,11 +35,18 @@ const CRLF = Buffer.from("\r\n");
 const MAX_CONTROL_LINE = 4_096;
 const MAX_PAYLOAD = 1_048_576;
 const AUTH_TIMEOUT_MS = 2_000;
+/** nats-server's default `max_pending`: a client further behind than this is a slow consumer. */
+export const MAX_PENDING_BYTES = 64 * 1024 * 1024;
+/** nats-server's WebSocket close for a slow consumer (policy violation, its ClosedState text). */
+const SLOW_CONSUMER = "Slow Consumer (Pending Bytes)";
+const UPGRADE_REQUIRED = http.STATUS_CODES[426]!;
 
 export interface NatsEndpointOptions {
   users: NatsUser[];
   /** Fixed port (a restart reuses it). Default: a free one. Always 127.0.0.1. */
   wsPort?: number;
+  /** Unsent bytes a connection may hold before it is closed as a slow consumer. Default 64 MiB. */
+  maxPendingBytes?: number;
 }
 
 export interface NatsEndpointCounters {
@@ -44,12 +58,16 @@ export interface NatsEndpointCounters {
   delivered: number;
   /** Connections ended because their user was removed or changed. */
   revoked: number;
+  /** Connections closed as slow consumers (more than `maxPendingBytes` unsent). */
+  slowConsumers: number;
 }
 
 interface Sub {
   conn: Conn;
   sid: string;
   subject: string;
+  /** `subject` split on `.`, once at SUB. */
+  tokens: string[];
   queue: string;
   /** Deliveries left before an UNSUB with a maximum removes it (Infinity = none). */
   left: number;
@@ -63,9 +81,14 @@ export class NatsEndpoint implements NatsBackend {
     published: 0,
     delivered: 0,
     revoked: 0,
+    slowConsumers: 0,
   };
   wsPort = 0;
+  readonly maxPendingBytes: number;
   private wss: WebSocketServer | undefined;
+  private server: http.Server | undefined;
+  /** Every socket the listener accepted and not yet closed (upgraded or not). */
+  private readonly sockets = new Set<Socket>();
   private users = new Map<string, NatsUser>();
   private readonly conns = new Set<Conn>();
   /** Queue group turn per `subject queue` key. */
@@ -75,6 +98,7 @@ export class NatsEndpoint implements NatsBackend {
   private constructor(o: NatsEndpointOptions) {
     this.setUserList(o.users);
     this.wsPort = o.wsPort ?? 0;
+    this.maxPendingBytes = o.maxPendingBytes ?? MAX_PENDING_BYTES;
   }
 
   static async start(o: NatsEndpointOptions): Promise<NatsEndpoint> {
@@ -115,7 +139,10 @@ export class NatsEndpoint implements NatsBackend {
     return true;
   }
 
-  /** A crash: every connection dropped without a close handshake, the listener gone. */
+  /**
+   * A crash: every connection dropped without a close handshake (closing ones and unfinished
+   * handshakes too), the listener gone. Resolves once the port is free; never waits on a peer.
+   */
   async kill(): Promise<void> {
     for (const c of this.conns) c.ws.terminate();
     this.conns.clear();
@@ -165,13 +192,15 @@ export class NatsEndpoint implements NatsBackend {
 
   route(subject: string, reply: string, headers: Buffer | undefined, payload: Buffer, from?: Conn): void {
     this.counters.published++;
-    const queues = new Map<string, Sub[]>();
+    const tokens = subject.split(".");
+    let queues: Map<string, Sub[]> | undefined;
     for (const c of this.conns) {
       if (c === from && !c.echo) continue;
       for (const s of c.subs.values()) {
-        if (!subjectMatches(s.subject, subject) || !c.mayReceive(subject)) continue;
+        if (!tokensMatch(s.tokens, tokens) || !c.mayReceive(subject)) continue;
         if (s.queue === "") this.deliver(s, subject, reply, headers, payload);
         else {
+          queues ??= new Map();
           const k = `${s.subject} ${s.queue}`;
           const l = queues.get(k);
           if (l === undefined) queues.set(k, [s]);
@@ -179,6 +208,7 @@ export class NatsEndpoint implements NatsBackend {
         }
       }
     }
+    if (queues === undefined) return;
     for (const [k, members] of queues) {
       const turn = this.turns.get(k) ?? 0;
       this.turns.set(k, turn + 1);
@@ -208,33 +238,57 @@ export class NatsEndpoint implements NatsBackend {
 
   private listen(): Promise<void> {
     return new Promise((resolve, reject) => {
+      // Its own HTTP server (not one inside ws), so every accepted socket is known and ended at stop.
+      const server = http.createServer((_req, res) => {
+        res.writeHead(426, { "content-type": "text/plain" });
+        res.end(UPGRADE_REQUIRED);
+      });
+      const sockets = this.sockets;
+      server.on("connection", (sock: Socket) => {
+        sockets.add(sock);
+        sock.once("close", () => sockets.delete(sock));
+      });
       const wss = new WebSocketServer({
-        host: "127.0.0.1",
-        port: this.wsPort,
+        server,
         perMessageDeflate: false,
         maxPayload: MAX_PAYLOAD + MAX_CONTROL_LINE,
       });
-      wss.once("error", reject);
-      wss.once("listening", () => {
-        wss.off("error", reject);
-        wss.on("error", () => {});
-        this.wsPort = (wss.address() as AddressInfo).port;
-        this.wss = wss;
-        resolve();
-      });
+      wss.on("error", () => {});
       wss.on("connection", (ws) => {
         this.counters.connections++;
         const c = new Conn(this, ws, String(this.counters.connections));
         this.conns.add(c);
+      });
+      // Once listening, server errors reach `wss` (ws forwards them) and end there: a failing
+      // accept (descriptors exhausted) is that peer's loss, the listener stays.
+      const failed = (e: Error) => {
+        wss.close();
+        reject(e);
+      };
+      server.once("error", failed);
+      server.listen(this.wsPort, "127.0.0.1", () => {
+        server.off("error", failed);
+        this.wsPort = (server.address() as AddressInfo).port;
+        this.server = server;
+        this.wss = wss;
+        resolve();
       });
     });
   }
 
   private close(): Promise<void> {
     const wss = this.wss;
+    const server = this.server;
     this.wss = undefined;
-    if (wss === undefined) return Promise.resolve();
-    return new Promise((resolve) => wss.close(() => resolve()));
+    this.server = undefined;
+    if (wss !== undefined) {
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+    }
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    if (server === undefined) return Promise.resolve();
+    return new Promise((resolve) => server.close(() => resolve()));
   }
 }
 
@@ -256,7 +310,7 @@ class Conn {
     readonly ws: WebSocket,
     readonly id: string,
   ) {
-    ws.on("message", (data: Buffer) => this.onData(data));
+    ws.on("message", (data: Buffer) => this.onMessage(data));
     ws.on("close", () => this.end());
     ws.on("error", () => this.end());
     this.authTimer = setTimeout(() => this.fail("Authentication Timeout"), AUTH_TIMEOUT_MS);
@@ -315,11 +369,30 @@ class Conn {
   }
 
   private sendBuf(b: Buffer): void {
-    if (!this.closed) this.ws.send(b);
+    if (this.closed) return;
+    if (this.ws.bufferedAmount + b.length > this.ep.maxPendingBytes) {
+      // As nats-server: a client this far behind is cut off rather than buffered without bound.
+      this.ep.counters.slowConsumers++;
+      this.close(1008, SLOW_CONSUMER);
+      return;
+    }
+    this.ws.send(b);
   }
 
   private ok(): void {
     if (this.verbose) this.send("+OK\r\n");
+  }
+
+  /**
+   * The one boundary where a peer's bytes enter: whatever they are, they end at most this connection
+   * (the endpoint shares its process with the gateway under `hftgate start`).
+   */
+  private onMessage(data: Buffer): void {
+    try {
+      this.onData(data);
+    } catch {
+      this.fail("Unknown Protocol Operation");
+    }
   }
 
   private onData(data: Buffer): void {
@@ -426,7 +499,14 @@ class Conn {
       this.send(`-ERR 'Permissions Violation for Subscription to "${subject}"${q}'\r\n`);
       return;
     }
-    this.subs.set(sid, { conn: this, sid, subject, queue, left: Number.POSITIVE_INFINITY });
+    this.subs.set(sid, {
+      conn: this,
+      sid,
+      subject,
+      tokens: subject.split("."),
+      queue,
+      left: Number.POSITIVE_INFINITY,
+    });
     this.ok();
   }
 

@@ -78,11 +78,19 @@ export interface SimNatsCounters {
   refused: number;
 }
 
+const SUB_ACCOUNT_IDS = new WeakMap<SimAccount, string>();
+
 /** [assumed] the sub-account id: a stable number per account (the venue's is not published). */
 export function subAccountIdOf(a: SimAccount): string {
-  return String(
-    Number.parseInt(createHash("sha256").update(a.apiKey).digest("hex").slice(0, 8), 16) % 100_000_000,
-  );
+  // Asked twice per published message: hashed once per account.
+  let id = SUB_ACCOUNT_IDS.get(a);
+  if (id === undefined) {
+    id = String(
+      Number.parseInt(createHash("sha256").update(a.apiKey).digest("hex").slice(0, 8), 16) % 100_000_000,
+    );
+    SUB_ACCOUNT_IDS.set(a, id);
+  }
+  return id;
 }
 
 const wsFactory = async (u: string) => ({

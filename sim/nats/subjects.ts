@@ -22,8 +22,11 @@ export function validPublishSubject(s: string): boolean {
 
 /** Does the (wildcard) `pattern` match the literal `subject`? */
 export function subjectMatches(pattern: string, subject: string): boolean {
-  const p = pattern.split(".");
-  const s = subject.split(".");
+  return tokensMatch(pattern.split("."), subject.split("."));
+}
+
+/** `subjectMatches` on subjects already split on `.` (the endpoint splits each once). */
+export function tokensMatch(p: readonly string[], s: readonly string[]): boolean {
   for (let i = 0; i < p.length; i++) {
     const k = p[i]!;
     if (k === ">") return s.length > i;

@@ -534,7 +534,7 @@ const TABLE = [
     path: "streams.hftNats.echoTimeoutMs",
     type: int(0, 600_000),
     def: 5_000,
-    doc: "[assumed] an HFT order acked while the stream is trusted must appear on it within this long, else the stream is declared silent (reconnect, HFT polling meanwhile, reconcile); 0 = off",
+    doc: "[assumed] an HFT order acked while the stream is trusted must appear on it within this long (a message that came before the create answer counts), else the stream is declared silent (reconnect, HFT polling meanwhile, reconcile); 0 = off",
   },
   {
     path: "streams.hftAuditIntervalMs",

@@ -295,7 +295,7 @@ export class CreatePath implements RequestPath {
     }
     d.store.ackCreate(o.clientId, answer.exchangeId);
     if (answer.record !== undefined) d.ingest.answer(o, s, answer.record);
-    if (o.surface === "hft" && d.run.hftPushTrusted) d.run.hftEchoExpected?.(answer.exchangeId);
+    if (o.surface === "hft" && d.run.hftPushTrusted) d.run.hftEchoExpected?.(answer.exchangeId, o.clientId);
     // An answer with ids only: an order that may have traded at once is asked about now rather than
     // at the next poll, when the query budget has room (IOC/FOK/market always do).
     if (

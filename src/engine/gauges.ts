@@ -111,6 +111,16 @@ function registerHftStreamGauges(metrics: EngineMetrics, sync: OrderSync, h: Hft
     Math.max(0, t.connects - 1),
   );
   metrics.gauge(
+    "hftgate_hft_stream_silent_trips",
+    "HFT acks never seen on the private stream within echoTimeoutMs, each a reconnect (counter)",
+    () => h.stats.silentTrips,
+  );
+  metrics.gauge(
+    "hftgate_hft_stream_echoes_ahead",
+    "HFT acks whose order the private stream showed before the create answer (counter)",
+    () => h.stats.echoesAhead,
+  );
+  metrics.gauge(
     "hftgate_hft_stream_lag_ms",
     "Venue timestamp to receipt of the last HFT private message (ms)",
     () => h.stats.lastLagMs,

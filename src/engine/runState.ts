@@ -11,8 +11,8 @@ export class RunState {
    * ack (the HFT rate bucket is left to creates and cancels).
    */
   hftPushTrusted = false;
-  /** Told the exchange id of each HFT create acked while the stream is trusted (its silence watch). */
-  hftEchoExpected: ((exchangeId: string) => void) | undefined = undefined;
+  /** Told the exchange and client ids of each HFT create acked while the stream is trusted (its silence watch). */
+  hftEchoExpected: ((exchangeId: string, clientId: string) => void) | undefined = undefined;
 
   get replaying(): boolean {
     return this.replayingNow;

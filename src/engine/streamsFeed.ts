@@ -103,7 +103,7 @@ export class StreamsFeed implements VenueFeed {
       },
     });
     const hft = this.sync.hftStream;
-    if (hft !== undefined) engine.run.hftEchoExpected = (id) => hft.expectEcho(id);
+    if (hft !== undefined) engine.run.hftEchoExpected = (id, clientId) => hft.expectEcho(id, clientId);
   }
 
   async start(): Promise<void> {

@@ -9,6 +9,8 @@
  * - credentials expiring every 2 s (rolled onto the refreshed one), one refused;
  * - messages duplicated, reordered and dropped by the publisher;
  * - the stream silent while its connection stays up (detected by the ack echo, polling meanwhile);
+ * - on both backends, order records ahead of their create answers: not silence (the echo came first),
+ *   while an echo that never comes is still found;
  * - order records published before their trades: every Fill still says maker or taker.
  */
 import { join } from "node:path";
@@ -225,6 +227,42 @@ describe("HFT NATS stream chaos (engine level)", () => {
       await r.close();
     }
   }, 60_000);
+
+  for (const [kind, skip] of KILL_KINDS) {
+    it.skipIf(skip)(
+      `${kind}: order records ahead of their create answers are echoes, not silence; a missing echo still trips`,
+      async () => {
+        const r = await natsRig(kind);
+        try {
+          const hft = r.sync.hftStream!;
+          // The venue handles each create at once (its New goes out on the stream) and answers 150 ms later.
+          r.v.sim.faults.add({ kind: "slowAnswer", endpoint: "POST /v5/order/create", ms: 150, count: 8 });
+          await restingBuys(r, 8);
+          await until(
+            () => hft.stats.echoesAhead === 8,
+            5_000,
+            "every create answer after its stream record",
+          );
+          // Three echo timeouts (600 ms) later: nothing declared silent, the connection never dropped.
+          await sleep(1_800);
+          expect(hft.stats.silentTrips).toBe(0);
+          expect(hft.transport.stats.disconnects).toBe(0);
+          expect(r.sync.hftTrusted).toBe(true);
+          // The check is still armed: an ack whose New never comes trips it.
+          r.v.sim.faults.pauseNats(true);
+          await restingBuys(r, 2);
+          await until(() => hft.stats.silentTrips >= 1, 5_000, "silence detected");
+          r.v.sim.faults.pauseNats(false);
+          await until(() => r.sync.hftTrusted, 15_000, "trusted again");
+          await truth(r, `engine: NATS ${kind} order records ahead of their answers`, 8);
+          expect(hft.stats.echoesAhead).toBe(8);
+        } finally {
+          await r.close();
+        }
+      },
+      60_000,
+    );
+  }
 
   it("order records before their trades (trade 100 ms later): every Fill says maker, none derived", async () => {
     const r = await natsRig("builtin", {}, (v) =>

@@ -3,8 +3,12 @@
  * real nats-server (when installed) so the endpoint is held to the server's observable behaviour:
  * auth, `*` / `>` subscriptions, UNSUB (with a maximum), permission refusals that keep the connection,
  * headers, the raw protocol split across WebSocket frames (verbose +OK, PING/PONG, MSG), a removed user's
- * connection ended, kill and restart on the same port.
+ * connection ended, kill and restart on the same port. Then the built-in endpoint alone under
+ * pressure: a consumer that stops reading is cut off as a slow consumer (the others keep their
+ * messages), and a stop never waits on a peer (one that never answers the close handshake, one that
+ * never sends a request).
  */
+import net from "node:net";
 import { type NatsConnection, headers as natsHeaders, wsconnect } from "@nats-io/nats-core";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -12,6 +16,7 @@ import {
   findNatsServer,
   type NatsBackend,
   type NatsBackendKind,
+  NatsEndpoint,
   type NatsUser,
   startNatsBackend,
 } from "../../sim/index.js";
@@ -258,3 +263,88 @@ for (const [kind, skip] of KINDS) {
     });
   });
 }
+
+/** A raw TCP client that completes the WebSocket handshake by hand, then does only what it is told. */
+async function rawSocket(
+  port: number,
+): Promise<{ sock: net.Socket; got: () => string; closed: Promise<void> }> {
+  const sock = net.connect(port, "127.0.0.1");
+  let got = "";
+  sock.on("data", (d: Buffer) => {
+    got += d.toString("latin1");
+  });
+  sock.on("error", () => {});
+  const closed = new Promise<void>((resolve) => sock.once("close", () => resolve()));
+  await new Promise<void>((resolve) => sock.once("connect", () => resolve()));
+  sock.write(
+    "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+  );
+  await until(() => got.includes("INFO "), 2_000, "handshake and INFO");
+  return { sock, got: () => got, closed };
+}
+
+/** One masked client frame (binary) carrying `text`. */
+function frame(text: string): Buffer {
+  const body = Buffer.from(text);
+  const mask = Buffer.from([1, 2, 3, 4]);
+  const masked = Buffer.from(body.map((b, i) => b ^ mask[i % 4]!));
+  return Buffer.concat([Buffer.from([0x82, 0x80 | body.length]), mask, masked]);
+}
+
+describe("built-in NATS endpoint under pressure", () => {
+  it("cuts off a consumer that stops reading (slow consumer) and keeps delivering to the others", async () => {
+    const ep = await NatsEndpoint.start({ users: [PUB], maxPendingBytes: 2 * 1024 * 1024 });
+    backend = ep;
+    const stuck = await rawSocket(ep.wsPort);
+    stuck.sock.write(
+      frame(`CONNECT {"verbose":false,"user":"pub","pass":"pub-pw-1"}\r\nSUB big.> 1\r\nPING\r\n`),
+    );
+    await until(() => stuck.got().includes("PONG"), 2_000, "subscribed");
+    stuck.sock.pause(); // reads nothing from now on
+    const fine = await client(ep, PUB);
+    let seen = 0;
+    fine.subscribe("big.>", {
+      callback: () => {
+        seen++;
+      },
+    });
+    await fine.flush();
+    const kb = "x".repeat(1024);
+    // 16 MiB in all, 64 KiB per turn of the event loop (the reading client keeps up): past the
+    // kernel's socket buffers and the 2 MiB limit for the one that does not read.
+    for (let i = 0; i < 16 * 1024; i++) {
+      ep.publish("big.m", kb);
+      if (i % 64 === 63) await new Promise((r) => setImmediate(r));
+    }
+    await until(() => seen === 16 * 1024, 20_000, "every message to the reading client");
+    expect(ep.counters.slowConsumers).toBe(1);
+    expect(fine.isClosed()).toBe(false);
+    // What it finds once it reads again: the messages it could hold, then nats-server's close.
+    stuck.sock.resume();
+    await until(() => stuck.got().includes("Slow Consumer (Pending Bytes)"), 10_000, "slow consumer close");
+    stuck.sock.destroy();
+  }, 60_000);
+
+  it("stops at once, whatever its peers do: no close answer, no request, a slow consumer", async () => {
+    const ep = await NatsEndpoint.start({ users: [PUB] });
+    // A peer the endpoint closes (a protocol error) that never answers the close handshake.
+    const mute = await rawSocket(ep.wsPort);
+    mute.sock.write(frame("BOGUS\r\n"));
+    await until(() => mute.got().includes("-ERR"), 2_000, "protocol error");
+    // A TCP connection that never sends its HTTP request.
+    const idle = net.connect(ep.wsPort, "127.0.0.1");
+    idle.on("error", () => {});
+    const idleClosed = new Promise<void>((resolve) => idle.once("close", () => resolve()));
+    await new Promise<void>((resolve) => idle.once("connect", () => resolve()));
+    const nc = await client(ep, PUB);
+    const t0 = Date.now();
+    await ep.stop();
+    const ms = Date.now() - t0;
+    await Promise.all([mute.closed, idleClosed, nc.closed()]);
+    // Not the WebSocket close timeout (30 s) nor the HTTP header timeout (60 s): nothing waited on a peer.
+    expect(ms).toBeLessThan(5_000);
+    expect(ep.running).toBe(false);
+    await expect(client(ep, PUB)).rejects.toThrow();
+  }, 20_000);
+});

@@ -17,8 +17,11 @@
  * Silence: the venue publishes an order's New on its creation (§6.4 lists New), so an HFT create
  * acknowledged while the stream is trusted (`expectEcho`) must show up on it within `echoTimeoutMs`;
  * when it does not, the stream is silent although its connection is up: the connection is restarted
- * (down → polling at once → reconnect → reconcile → trusted). Credentials: each timed refresh rolls
- * the connection onto the new one before the old expires; a refused one is dropped and re-fetched.
+ * (down → polling at once → reconnect → reconcile → trusted). Any message naming the order counts,
+ * also one that came before the create answer: the ids of the last `ECHO_SEEN_IDS` own orders the
+ * stream delivered are kept (a ring, `RecentIds`), and an ack whose order is among them awaits
+ * nothing. Credentials: each timed refresh rolls the connection onto the new one before the old
+ * expires; a refused one is dropped and re-fetched.
  */
 import { Source } from "../../orders/index.js";
 import type { OrderFeed } from "../feed.js";
@@ -26,10 +29,17 @@ import type { BackoffOptions, StreamStateListener } from "../socketStream.js";
 import { connectFields, type NatsAuthMode } from "./auth.js";
 import type { SocketCredentials } from "./credentials.js";
 import { NatsStream } from "./natsStream.js";
+import { RecentIds } from "./recentIds.js";
 
 export const HFT_PRIVATE_PREFIX = "v1.f.ex1.private.subAccountId";
 /** The venue's NATS WebSocket endpoint (§6.4). */
 export const HFT_NATS_URL = "wss://pc-nats-prod.coinswitch.co";
+/**
+ * Own orders the stream delivered that the echo check remembers: a message that beat its create
+ * answer is still found when the answer is read up to this many other orders later (at 30,000
+ * orders/s, an answer 270 ms behind its stream record).
+ */
+export const ECHO_SEEN_IDS = 8_192;
 
 export function privateSubjects(subAccountId: string | undefined): string[] {
   const id = subAccountId === undefined || subAccountId === "" ? "*" : subAccountId;
@@ -66,6 +76,8 @@ export interface HftPrivateStats {
   releasedByTimeout: number;
   /** Acked orders the stream never showed within `echoTimeoutMs` (each restarted the connection). */
   silentTrips: number;
+  /** Acks (while trusted) of orders the stream had already shown before their create answer. */
+  echoesAhead: number;
   /** Venue timestamp → receipt (ms), last message. */
   lastLagMs: number;
 }
@@ -83,17 +95,23 @@ export class HftPrivateStream {
     releasedByTrade: 0,
     releasedByTimeout: 0,
     silentTrips: 0,
+    echoesAhead: 0,
     lastLagMs: 0,
   };
   private subAccount: string | undefined;
   private readonly dec = new TextDecoder();
   private readonly held = new Map<string, { rec: Rec; timer: NodeJS.Timeout }>();
-  /** Exchange order id → deadline (ms) of its first message (acked while trusted). */
+  /** Exchange order id → deadline (ms) of its first message (acked while trusted, not yet seen). */
   private readonly echoes = new Map<string, number>();
+  /** Link id → exchange order id of the awaited echoes: a message naming only the link id clears too. */
+  private readonly echoLinks = new Map<string, string>();
   private echoTimer: NodeJS.Timeout | undefined;
+  /** Order ids (link ids when a record has none) of own orders the stream delivered lately. */
+  private readonly seen: RecentIds | undefined;
 
   constructor(private readonly o: HftPrivateOptions) {
     this.subAccount = o.subAccountId || undefined;
+    if ((o.echoTimeoutMs ?? 5_000) > 0) this.seen = new RecentIds(ECHO_SEEN_IDS);
     const mode = o.authMode ?? "userPass";
     this.transport = new NatsStream({
       name: "hft.private",
@@ -144,11 +162,19 @@ export class HftPrivateStream {
     this.clearEchoes();
   }
 
-  /** An HFT create was acknowledged while the stream is trusted: its New must come on the stream. */
-  expectEcho(orderId: string): void {
+  /**
+   * An HFT create was acknowledged while the stream is trusted: a message naming the order must come
+   * on the stream, unless one already came (before the create answer).
+   */
+  expectEcho(orderId: string, linkId = ""): void {
     const ms = this.o.echoTimeoutMs ?? 5_000;
     if (ms <= 0 || orderId === "" || !this.transport.up) return;
+    if (this.seen !== undefined && (this.seen.has(orderId) || this.seen.has(linkId))) {
+      this.stats.echoesAhead++;
+      return;
+    }
     this.echoes.set(orderId, Date.now() + ms);
+    if (linkId !== "") this.echoLinks.set(linkId, orderId);
     if (this.echoTimer === undefined) {
       this.echoTimer = setInterval(() => this.checkEchoes(), Math.max(10, Math.min(250, ms / 4)));
       this.echoTimer.unref();
@@ -157,8 +183,9 @@ export class HftPrivateStream {
 
   private checkEchoes(): void {
     const now = Date.now();
+    // One timeout for all: insertion order is deadline order, so the first not overdue ends the scan.
     for (const [id, deadline] of this.echoes) {
-      if (deadline > now) continue;
+      if (deadline > now) break;
       this.stats.silentTrips++;
       this.clearEchoes();
       this.o.onError?.(
@@ -174,6 +201,7 @@ export class HftPrivateStream {
 
   private clearEchoes(): void {
     this.echoes.clear();
+    this.echoLinks.clear();
     if (this.echoTimer !== undefined) clearInterval(this.echoTimer);
     this.echoTimer = undefined;
   }
@@ -201,11 +229,13 @@ export class HftPrivateStream {
     const feed = this.o.feed;
     const orderId = typeof r.orderId === "string" ? r.orderId : "";
     const linkId = typeof r.orderLinkId === "string" ? r.orderLinkId : "";
-    if (this.echoes.size > 0) this.echoes.delete(orderId);
+    if (this.echoes.size > 0) this.echoSeen(orderId, linkId);
     if (!feed.knows(linkId, orderId)) {
       this.stats.foreign++;
       return;
     }
+    // Remembered for an ack still to come (the stream may beat the create answer).
+    this.seen?.add(orderId !== "" ? orderId : linkId);
     this.learn(r.sub_account_id);
     const ts = Number(trade ? r.execTime : r.updatedTime);
     if (ts > 0) this.stats.lastLagMs = Date.now() - ts;
@@ -236,6 +266,13 @@ export class HftPrivateStream {
       return;
     }
     this.o.feed.v5Order(r, Source.Stream);
+  }
+
+  /** A message named an order whose echo is awaited: no longer awaited. */
+  private echoSeen(orderId: string, linkId: string): void {
+    const id = orderId !== "" ? orderId : (this.echoLinks.get(linkId) ?? "");
+    if (this.echoes.delete(id) && linkId !== "") this.echoLinks.delete(linkId);
+    if (this.echoes.size === 0) this.echoLinks.clear();
   }
 
   /** Does the record report more filled than the executions the store has applied? */

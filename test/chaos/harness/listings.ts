@@ -66,6 +66,8 @@ export class VenueReader {
     baseUrl: string,
     keys: KeyPair,
     private readonly steps: LotSteps,
+    /** Pages read per listing at most (50 rows each); a long load run lists more. */
+    private readonly maxPages = 1_000,
   ) {
     this.stack = createRestStack({
       keys,
@@ -113,13 +115,13 @@ export class VenueReader {
   ): Promise<T[]> {
     const out: T[] = [];
     let cursor: string | undefined;
-    for (let i = 0; i < 1_000; i++) {
+    for (let i = 0; i < this.maxPages; i++) {
       const r = await get(cursor);
       out.push(...r.list);
       if (!r.nextPageCursor) return out;
       cursor = r.nextPageCursor;
     }
-    throw new Error("listing did not end within 1,000 pages");
+    throw new Error(`listing did not end within ${this.maxPages} pages`);
   }
 
   close(): Promise<void> {
