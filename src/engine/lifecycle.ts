@@ -18,6 +18,7 @@ import { TERMINAL } from "../orders/index.js";
 import { riskFromKnobs } from "../risk/config.js";
 import { RiskGate } from "../risk/riskGate.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
+import { buildSurfaces } from "../venue/surfaces.js";
 import { type VenueFeed, VenueSync } from "../venue/sync.js";
 import { AdminView } from "./adminView.js";
 import { Engine } from "./engine.js";
@@ -183,7 +184,8 @@ async function boot(
     cleanups.push(() => j.close());
   }
 
-  // 6. engine and venue sync
+  // 6. engine and venue sync, over one set of venue surfaces
+  const venueSurfaces = buildSurfaces(rest.client, instruments, tradeConfig);
   const engine = new Engine({
     client: rest.client,
     instruments,
@@ -194,6 +196,7 @@ async function boot(
     log,
     options: tradeConfig,
     clock: rest.clock,
+    surfaces: venueSurfaces,
     // The venue sync and the feeds are built around the engine (below); these run only once they are.
     links: {
       resolveSoon: (o) => sync.resolveSoon(o),
@@ -202,7 +205,17 @@ async function boot(
     },
   });
   engineRef = engine;
-  const sync = new VenueSync(engine, rest.client, instruments, limiter, journal, metrics, log, tradeConfig);
+  const sync = new VenueSync(
+    engine,
+    rest.client,
+    venueSurfaces,
+    instruments,
+    limiter,
+    journal,
+    metrics,
+    log,
+    tradeConfig,
+  );
   cleanups.push(() => sync.stop());
 
   // 7. journal replay, then reconciliation through the same path as a reconnect
