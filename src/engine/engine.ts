@@ -3,7 +3,7 @@
  * (strategy commands in) and the order store's `OrderListener` (state changes out). docs/engine.md
  * has the picture; each part owns one thing:
  *
- *   owners.ts      session ownership, outbox, restart cancel-on-disconnect
+ *   owners.ts      session ownership, outbox, restart cancel-on-disconnect, the orphans' owner
  *   createPath.ts  NewOrder → risk → store → venue; create answers and failures
  *   cancelPath.ts  Cancel / CancelAll → cancel guard → venue; cancel answers and failures
  *   notifier.ts    store changes → Ack / Reject / OutcomeUnknown / OrderUpdate / Fill, latency stamps
@@ -54,7 +54,7 @@ import { type CreateOptions, CreatePath } from "./createPath.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import { Notifier } from "./notifier.js";
-import { Owners } from "./owners.js";
+import { ORPHAN_OWNER, Owners } from "./owners.js";
 import { OPEN_GATE, type SendGate } from "./readiness.js";
 import { RunState } from "./runState.js";
 import { updateBody } from "./wireMap.js";
@@ -290,6 +290,8 @@ export class Engine implements GatewayEngine, OrderListener {
       return;
     }
     this.cancels.cancelScope(owner, cmd.scope, cmd.instrumentId);
+    // An admin's session-scoped CancelAll includes the orphans (adopted venue orders) in its scope.
+    if (session.admin) this.cancels.cancelScope(ORPHAN_OWNER, cmd.scope, cmd.instrumentId);
   }
 
   onKill(session: SessionInfo, cmd: KillCmd, _recvNs: number): void {
@@ -306,7 +308,10 @@ export class Engine implements GatewayEngine, OrderListener {
       const o = this.store.bySessionOrder(owner, cmd.clOrdNo);
       return o ? [updateBody(o, this.book.byId(o.instrumentId))] : [];
     }
-    return this.store.liveOrders(owner).map((o) => updateBody(o, this.book.byId(o.instrumentId)));
+    const live = this.store.liveOrders(owner);
+    // An admin session also sees the orphans: venue orders the gateway adopted (told apart by exchange id).
+    if (session.admin) for (const o of this.store.liveOrders(ORPHAN_OWNER)) live.push(o);
+    return live.map((o) => updateBody(o, this.book.byId(o.instrumentId)));
   }
 
   onRelease(session: SessionInfo): void {
@@ -343,7 +348,7 @@ export class Engine implements GatewayEngine, OrderListener {
     this.cancels.release(o);
   }
 
-  // ---------------------------------------------------------------- for the lifecycle, sync and recovery
+  // ---------------------------------------------------------------- for the restart, the sync and the order replay
 
   ownerOf(name: string): number {
     return this.owners.ownerOf(name);
