@@ -10,6 +10,7 @@ import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Body } from "../../src/protocol/schema.js";
 import { CODES, OrderStatus } from "../../src/protocol/schema.js";
+import { renderTop, type Snapshot } from "../../src/top/render.js";
 import { ADMIN_TOKEN } from "./harness/engineRig.js";
 import { VenueReader } from "./harness/listings.js";
 import { instrumentIds, type ProcessRig, startProcessRig } from "./harness/processRig.js";
@@ -140,6 +141,10 @@ describe("orphans: venue orders the gateway did not know are adopted at restart"
     const owners = new Map(snap.orders.map((o) => [o.exchangeId, o.session]));
     for (const id of [a, b, c]) expect(owners.get(id)).toBe("(orphans)");
     expect(owners.get(ownId)).toBe("alpha");
+    // `hftgate top` draws them from the same snapshot.
+    const frame = renderTop(snap as unknown as Snapshot, rig.gp.httpUrl, 200, false).join("\n");
+    expect(frame).toContain("orphans 3: venue orders the gateway did not place");
+    expect(frame.split("\n").filter((l) => l.trimStart().startsWith("(orphans)"))).toHaveLength(3);
 
     // Risk counts them: BTC/INR holds alpha's order and two orphans (3 = the limit), ETHUSDT one orphan.
     const refused = alpha2.place(ids.spot, "buy", 5_260_000, 100);
