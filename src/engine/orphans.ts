@@ -158,14 +158,26 @@ function adopt(
   return undefined;
 }
 
-/** The record's instrument; a record that names no venue (Spot without `exchange`) matches by symbol. */
+/**
+ * The record's instrument: by surface, venue and symbol; else ignoring case, and any venue when the
+ * record names none (a Spot record without `exchange`).
+ */
 function findInstrument(
   book: InstrumentBook,
   surface: Surface,
   symbol: string,
   venue: string,
 ): InstrumentEntry | undefined {
-  if (venue !== "") return book.find(surface, venue, symbol);
-  for (const i of book.all()) if (i.surface === surface && i.symbol === symbol) return book.byId(i.id);
+  const exact = book.find(surface, venue, symbol);
+  if (exact !== undefined) return exact;
+  const sym = symbol.toUpperCase();
+  const ven = venue.toLowerCase();
+  for (const i of book.all())
+    if (
+      i.surface === surface &&
+      i.symbol.toUpperCase() === sym &&
+      (ven === "" || i.venue.toLowerCase() === ven)
+    )
+      return book.byId(i.id);
   return undefined;
 }
