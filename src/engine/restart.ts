@@ -154,7 +154,8 @@ export async function restart<A extends { readonly gateway: SessionSink }>(
 function retryOrphans(p: RestartParts, summary: OrphanSummary): void {
   let running = false;
   const timer = setInterval(() => {
-    if (running) return;
+    if (p.engine.run.dead) clearInterval(timer); // stopped: nothing to adopt into
+    if (running || p.engine.run.dead) return;
     running = true;
     const left = summary.unlisted.map((u) => p.surfaces[u.surface]);
     void unheldOrders(left, p.engine.store)
