@@ -132,19 +132,7 @@ async function boot(
   };
   const apiParts = { ...core, config, engine, sync, readiness, rest, marketData: md.feeds, journalHalt };
   const { api, summary } = await restart(
-    {
-      config: tradeConfig,
-      engine,
-      sync,
-      surfaces,
-      instruments,
-      rest,
-      risk,
-      journal,
-      journalCheck,
-      log,
-      cleanups,
-    },
+    { ...core, config: tradeConfig, engine, sync, surfaces, rest, journalCheck, cleanups },
     {
       async startFeeds() {
         feeds = opts.feeds
