@@ -2,8 +2,8 @@
  * The order replay: journal records, fed in order from the start-up read (startJournal.ts), rebuild
  * every session's orders in the store (same client ids, same owners by session name), the risk
  * gate's open orders and the trading state. Venue answers and records are read back by the venue
- * surfaces themselves (`parseCreate`, `parseCancel`, and `normalize` by `journalTag`), as the
- * command path and the venue sync read them live. Runs in the engine's replay mode: no request,
+ * surfaces themselves (`parseCreate`, `parseCancel`, the reader of a record's `journalTag`) and reach
+ * the store through the venue ingest (`replayed`), as the command path and the venue sync's do live. Runs in the engine's replay mode: no request,
  * no message. Orders whose last request has no known outcome are resolved by client id afterwards
  * (restart.ts), before anything is re-sent.
  */
@@ -14,10 +14,11 @@ import {
   REFUSED_LOCALLY,
   unresolvedRequests,
 } from "../journal/index.js";
-import { monoNs, NormalizeError, newEvent, type Order, Source, TERMINAL } from "../orders/index.js";
+import { monoNs, type Order, TERMINAL } from "../orders/index.js";
 import { Ev } from "../orders/status.js";
 import { parseDec, stepsOf } from "../util/decimal.js";
-import type { RecordReader, Surfaces } from "../venue/surface.js";
+import { readerOfTag } from "../venue/ingest.js";
+import type { RecordNormalizer, Surfaces } from "../venue/surface.js";
 import type { Engine } from "./engine.js";
 import type { InstrumentBook } from "./instruments.js";
 
@@ -71,28 +72,12 @@ export interface OrderReplay extends JournalConsumer {
  */
 export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surfaces): OrderReplay {
   const store = engine.store;
-  const ev = newEvent();
   const all: JournalRecord[] = [];
   let skipped = 0;
   let lastState: "active" | "reducing" | "halted" | undefined;
-  // Journal `evt.source` is `<journalTag>-<how>` (spot-stream, hft-poll, hftx-query, futures-poll).
-  const readers = new Map<string, RecordReader>();
-  for (const s of Object.values(surfaces)) {
-    readers.set(s.journalTag, s);
-    if (s.fills !== undefined) readers.set(s.fills.journalTag, s.fills);
-  }
-  /** One venue record of a known order, normalized by its reader and applied (a malformed one is skipped). */
-  const applyRecord = (o: Order, reader: RecordReader, rec: unknown): void => {
-    const e = book.byId(o.instrumentId);
-    if (e === undefined) return;
-    try {
-      reader.normalize(rec, e.grid, Source.Query, monoNs(), ev);
-    } catch (err) {
-      if (!(err instanceof NormalizeError)) throw err;
-      skipped++;
-      return;
-    }
-    store.apply(ev);
+  /** One venue record of a known order, through the one way into the store (a malformed one is skipped). */
+  const applyRecord = (o: Order, reader: RecordNormalizer, rec: unknown): void => {
+    if (engine.ingest.replayed(o, reader, rec) === "malformed") skipped++;
   };
   /** An Amend's intent (`amend`: the order's target, as the engine recorded it) or its end (`amendDone`). */
   const replayAmend = (op: string, id: string, price?: string, qty?: string, tag?: string): void => {
@@ -226,8 +211,8 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
       }
       case "evt": {
         const o = store.byClientId(id);
-        const dash = r.source.indexOf("-");
-        const reader = readers.get(dash < 0 ? r.source : r.source.slice(0, dash));
+        // `evt.source` is `<journalTag>-<how>` (spot-stream, hft-poll, hftx-query, futures-poll).
+        const reader = readerOfTag(surfaces, r.source);
         if (!o || !reader || !r.body) return;
         const rec = parsed(r.body);
         if (rec === undefined) skipped++;

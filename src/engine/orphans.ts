@@ -115,9 +115,9 @@ function adopt(
   const clientId = ORPHAN_ID_PREFIX + exchangeId;
   const store = engine.store;
   if (store.byClientId(clientId) !== undefined) return "adopted already";
-  const ev = newEvent();
+  // Readable as a whole first: a record the store would refuse must not leave half an order behind.
   try {
-    s.normalize(rec, e.grid, Source.Query, monoNs(), ev);
+    s.normalize(rec, e.grid, Source.Query, monoNs(), newEvent());
   } catch (err) {
     if (err instanceof NormalizeError) return `unreadable record: ${err.message}`;
     throw err;
@@ -140,7 +140,8 @@ function adopt(
     engine.riskOpen(created);
     store.markSent(clientId);
     store.ackCreate(clientId, exchangeId);
-    engine.applyVenueEvent(ev);
+    // What the venue says of it now (a part fill), through the one way into the store.
+    engine.ingest.apply(created, s, rec, Source.Query);
     return created;
   });
   adopted.push({

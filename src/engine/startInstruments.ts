@@ -7,7 +7,7 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/load.js";
 import type { Surface } from "../domain/types.js";
-import type { RestClient } from "../rest/client.js";
+import type { VenueClient } from "../venue/client.js";
 import { type InstrumentBook, listableCategories, loadInstruments } from "./instruments.js";
 import { StartupError } from "./startupError.js";
 
@@ -17,7 +17,7 @@ export interface TradeBook {
   tradeConfig: Config;
 }
 
-export async function loadTradeBook(client: RestClient, config: Config, log: Logger): Promise<TradeBook> {
+export async function loadTradeBook(client: VenueClient, config: Config, log: Logger): Promise<TradeBook> {
   const hftCategories = config.venue.hftCategories;
   const surfaces = config.venue.surfaces as Surface[];
   let instruments: InstrumentBook;

@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { ORPHAN_OWNER } from "../../src/engine/owners.js";
 import { Status } from "../../src/orders/index.js";
-import { makeGrid } from "../../src/rest/orderParams.js";
-import { createRestStack } from "../../src/rest/stack.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack } from "../../src/venue/stack.js";
 import { until } from "./harness.js";
 import { restartVenue } from "./restartFixture.js";
 
