@@ -1,7 +1,8 @@
 /**
  * GET /admin/state: what an operator's view (`hftgate top`) shows of a running gateway, as JSON:
- * sessions, live orders per session, recent fills and rejects, per-stage latency, rate-limit credit,
- * trading state and feed health (the /health detail). It names other sessions' orders, so it answers
+ * sessions, live orders per session (the orphans' too: venue orders the gateway adopted), recent
+ * fills and rejects, per-stage latency, rate-limit credit, trading state and feed health (the /health
+ * detail). It names other sessions' orders, so it answers
  * only to the admin token (`Authorization: Bearer <adminToken>`); it never carries a token or key.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -14,6 +15,7 @@ import { decodeG2C } from "../protocol/codec.js";
 import type { Engine } from "./engine.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics, Stage } from "./metrics.js";
+import { ORPHAN_OWNER } from "./owners.js";
 
 /** Recent fills and rejects kept for the view. */
 const RECENT = 20;
@@ -121,6 +123,7 @@ export class AdminView {
         qty: e ? e.qty.format(o.qtyLots) : String(o.qtyLots),
         filled: e ? e.qty.format(o.filledLots) : String(o.filledLots),
         status: STATUS_NAMES[o.status],
+        exchangeId: o.exchangeId,
         ageMs: o.receivedNs > 0 ? Math.round((monoNs() - o.receivedNs) / 1e6) : 0,
       });
     }
@@ -135,6 +138,7 @@ export class AdminView {
       at: new Date(now).toISOString(),
       health,
       sessions,
+      orphans: engine.store.liveOrders(ORPHAN_OWNER).length,
       orders,
       ordersShown: orders.length,
       fills: this.fills.slice().reverse(),

@@ -26,7 +26,7 @@ import type { VenueIngest } from "../venue/ingest.js";
 import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import type { Account } from "./account.js";
 import type { EngineMetrics } from "./metrics.js";
-import type { Owners } from "./owners.js";
+import { ORPHAN_OWNER, type Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
 import { failureText, type RequestPath, VenueRequest } from "./venueRequest.js";
 import { CANCEL_REASON, CLOCK_401_TEXT, cancelRejectBody } from "./wireMap.js";
@@ -76,7 +76,10 @@ export class CancelPath implements RequestPath {
     if (cmd.clOrdNo !== 0) o = d.store.bySessionOrder(owner, cmd.clOrdNo);
     else {
       o = d.store.byExchangeId(cmd.exchangeOrderId);
-      if (o !== undefined && o.sessionId !== owner) o = undefined; // never someone else's order
+      // Never someone else's order; an orphan (adopted venue order) is an admin's to cancel.
+      const mine =
+        o !== undefined && (o.sessionId === owner || (session.admin && o.sessionId === ORPHAN_OWNER));
+      if (!mine) o = undefined;
     }
     if (o === undefined) {
       d.metrics.cancelRejects.inc();

@@ -3,7 +3,7 @@
  * (strategy commands in) and the order store's `OrderListener` (state changes out). docs/engine.md
  * has the picture; each part owns one thing:
  *
- *   owners.ts      session ownership, outbox, restart cancel-on-disconnect
+ *   owners.ts      session ownership, outbox, restart cancel-on-disconnect, the orphans' owner
  *   createPath.ts  NewOrder → risk → store → venue; create answers and failures
  *   cancelPath.ts  Cancel / CancelAll → cancel guard → venue; cancel answers and failures
  *   notifier.ts    store changes → Ack / Reject / OutcomeUnknown / OrderUpdate / Fill, latency stamps
@@ -12,7 +12,6 @@
  */
 import type { Logger } from "pino";
 import type { ClockGate } from "../clock/clockSync.js";
-import type { Config } from "../config/load.js";
 import type {
   AmendCmd,
   CancelAllCmd,
@@ -45,10 +44,7 @@ import { type Body, CancelAllScope, QueryScope } from "../protocol/schema.js";
 import type { RestClient } from "../rest/client.js";
 import type { V5Position } from "../rest/wire.js";
 import type { RiskGate } from "../risk/riskGate.js";
-import { FuturesSurface } from "../venue/futures/surface.js";
-import { HftSurface } from "../venue/hft/surface.js";
 import { VenueIngest } from "../venue/ingest.js";
-import { SpotSurface } from "../venue/spot/surface.js";
 import type { Surfaces, VenueSurface } from "../venue/surface.js";
 import { Account, type AccountOptions } from "./account.js";
 import { AmendPath } from "./amendPath.js";
@@ -58,7 +54,7 @@ import { type CreateOptions, CreatePath } from "./createPath.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import { Notifier } from "./notifier.js";
-import { Owners } from "./owners.js";
+import { ORPHAN_OWNER, Owners } from "./owners.js";
 import { OPEN_GATE, type SendGate } from "./readiness.js";
 import { RunState } from "./runState.js";
 import { updateBody } from "./wireMap.js";
@@ -67,13 +63,7 @@ import { updateBody } from "./wireMap.js";
  * The engine's knobs: the config's own sections (the start-up passes the config whole; each part
  * picks what it reads), plus the account's two pacing settings, which are no knobs.
  */
-export type EngineOptions = CreateOptions &
-  CancelOptions &
-  AccountOptions & {
-    orders: Pick<Config["orders"], "spotExpirySeconds">;
-    /** `futuresPollMs` (default 3000 when absent); `hftAmendBy` [assumed] (default orderId); `hftCategories`: those whose orders are listed. */
-    venue: Partial<Pick<Config["venue"], "futuresPollMs" | "hftAmendBy" | "hftCategories">>;
-  };
+export type EngineOptions = CreateOptions & CancelOptions & AccountOptions;
 
 export interface EngineDeps {
   client: RestClient;
@@ -84,6 +74,8 @@ export interface EngineDeps {
   metrics: EngineMetrics;
   log: Logger;
   options: EngineOptions;
+  /** The venue surfaces the command path speaks to (built once: src/venue/surfaces.ts). */
+  surfaces: Surfaces;
   /** What the engine asks of the parts built around it (venue sync, feeds); all optional. */
   links?: EngineLinks;
   /** The clock guard of the REST stack (absent: signing is never refused by the clock). */
@@ -166,17 +158,7 @@ export class Engine implements GatewayEngine, OrderListener {
       onInvalid: () => d.metrics.invalidEvents.inc(),
     });
     this.ingest = ingest;
-    // The venue surfaces the command path speaks to (a further venue API is a third entry).
-    const surfaces: Surfaces = {
-      spot: new SpotSurface(d.client, d.options.orders.spotExpirySeconds),
-      hft: new HftSurface(
-        d.client,
-        d.options.venue.hftCategories,
-        (o) => d.instruments.byId(o.instrumentId)?.inst.venue ?? "linear",
-        d.options.venue.hftAmendBy,
-      ),
-      futures: new FuturesSurface(d.client, d.options.venue.futuresPollMs ?? 3_000),
-    };
+    const surfaces = d.surfaces;
     const common = {
       client: d.client,
       limiter: d.limiter,
@@ -308,6 +290,8 @@ export class Engine implements GatewayEngine, OrderListener {
       return;
     }
     this.cancels.cancelScope(owner, cmd.scope, cmd.instrumentId);
+    // An admin's session-scoped CancelAll includes the orphans (adopted venue orders) in its scope.
+    if (session.admin) this.cancels.cancelScope(ORPHAN_OWNER, cmd.scope, cmd.instrumentId);
   }
 
   onKill(session: SessionInfo, cmd: KillCmd, _recvNs: number): void {
@@ -324,7 +308,10 @@ export class Engine implements GatewayEngine, OrderListener {
       const o = this.store.bySessionOrder(owner, cmd.clOrdNo);
       return o ? [updateBody(o, this.book.byId(o.instrumentId))] : [];
     }
-    return this.store.liveOrders(owner).map((o) => updateBody(o, this.book.byId(o.instrumentId)));
+    const live = this.store.liveOrders(owner);
+    // An admin session also sees the orphans: venue orders the gateway adopted (told apart by exchange id).
+    if (session.admin) for (const o of this.store.liveOrders(ORPHAN_OWNER)) live.push(o);
+    return live.map((o) => updateBody(o, this.book.byId(o.instrumentId)));
   }
 
   onRelease(session: SessionInfo): void {
@@ -361,7 +348,7 @@ export class Engine implements GatewayEngine, OrderListener {
     this.cancels.release(o);
   }
 
-  // ---------------------------------------------------------------- for the lifecycle, sync and recovery
+  // ---------------------------------------------------------------- for the restart, the sync and the order replay
 
   ownerOf(name: string): number {
     return this.owners.ownerOf(name);

@@ -16,8 +16,9 @@ import type { FeedContext } from "./feedContext.js";
 import type { InProcessClientOptions } from "./inProcess.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
-import type { ReplaySummary } from "./recovery.js";
+import type { ReplaySummary } from "./orderReplay.js";
 import type { ReferencePrices } from "./referencePrices.js";
+import type { RestartSummary } from "./restart.js";
 
 export interface StartOptions {
   /** Logger to use (default: one from `config.log`). */
@@ -67,12 +68,19 @@ export interface EngineHandle {
   readonly venue: "sim" | "exchange";
   /** Spot REST base URL in use (the embedded simulator's URL for venue `sim`). */
   readonly venueUrl: string;
+  /** The journal's order replay (also `restart.replay`). */
   readonly replay: ReplaySummary | undefined;
   /**
    * What start-up found in the journal directory (undefined with the journal off): files, the torn
    * tail cut, and `recovery` when damaged files were moved aside (`journal.recoverFromVenue`).
    */
   readonly journalCheck: StartCheck | undefined;
+  /**
+   * What the restart found and did: replay, restored sessions, messages due, cancel-on-disconnect,
+   * and the orphans (venue orders the journal did not know, adopted; `orphans.unlisted` when a
+   * surface could not be listed yet).
+   */
+  readonly restart: RestartSummary;
   /** Reconciled and the venue answered recently. */
   ready(): boolean;
   /**

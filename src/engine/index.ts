@@ -22,4 +22,6 @@ export {
   startEngine,
 } from "./lifecycle.js";
 export { EngineMetrics, OUTCOMES, STAGES } from "./metrics.js";
-export { parseOrderTag, type ReplaySummary, replayInto } from "./recovery.js";
+export { parseOrderTag, type ReplaySummary } from "./orderReplay.js";
+export type { AdoptedOrphan, NotAdopted, OrphanSummary } from "./orphans.js";
+export type { RestartSummary } from "./restart.js";

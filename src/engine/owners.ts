@@ -2,7 +2,8 @@
  * Session ownership and the outbox. An order belongs to an owner key (the store's `sessionId`) derived
  * from the session's name, so it outlives reconnects and restarts; messages for an owner without a
  * session are kept and delivered at its next logon (or, when the gateway restored the owner's session
- * from the journal, sequenced into it at once). Also re-arms cancel-on-disconnect after a restart.
+ * from the journal, sequenced into it at once). Also re-arms cancel-on-disconnect after a restart,
+ * and holds the reserved owner of orphans: venue orders the gateway adopted (restart.ts).
  */
 import type { Logger } from "pino";
 import type { EngineMessage, SessionInfo, SessionSink } from "../gateway/engineApi.js";
@@ -13,6 +14,14 @@ import type { RunState } from "./runState.js";
 
 /** Messages kept per owner while it has no session (see toOwner). */
 const OUTBOX_MAX = 10_000;
+
+/**
+ * The owner key of orphans. No session name maps to it (name keys start at 1), so no strategy can log
+ * on as it; admin sessions see its orders (Query, /admin/state) and cancel them (CancelAll, Kill).
+ */
+export const ORPHAN_OWNER = 0;
+/** How the orphans' owner is shown (admin state, `hftgate top`). */
+export const ORPHAN_OWNER_NAME = "(orphans)";
 
 const NOOP_SINK: SessionSink = {
   send: () => 0,
@@ -103,7 +112,15 @@ export class Owners {
   }
 
   ownerName(owner: number): string {
+    if (owner === ORPHAN_OWNER) return ORPHAN_OWNER_NAME;
     return this.nameByOwner.get(owner) ?? `owner-${owner}`;
+  }
+
+  /** The number the next adopted orphan gets (orphans are numbered 1.. under their own owner). */
+  nextOrphanNo(): number {
+    const n = (this.lastNo.get(ORPHAN_OWNER) ?? 0) + 1;
+    this.lastNo.set(ORPHAN_OWNER, n);
+    return n;
   }
 
   /** Highest client order number an owner has used (orders created this run and replayed from the journal). */
@@ -151,6 +168,8 @@ export class Owners {
    * before it logs on again) the message is kept and delivered at its logon (bounded per owner).
    */
   toOwner<N extends EngineMessage>(o: Order, name: N, body: Body<N>, recvNs = 0): void {
+    // Orphans have no session to tell: admins read them from the store (Query, /admin/state).
+    if (o.sessionId === ORPHAN_OWNER) return;
     const sid = this.sid(o) || this.heldSession(o.sessionId);
     if (sid !== 0) {
       this.sink.send(sid, name, body, recvNs);

@@ -1,19 +1,25 @@
 /**
- * Start-up reads the earlier journal files once. Every record goes, in journal order, to each of:
- * the order replay (rebuilds the store, risk and owners; venue `exchange` only, since the embedded
- * simulator starts empty and has nothing to reconcile against), the session restorer (named sessions
- * resume: seq, resume ring) and the told-vs-known ledger (what each session was told).
+ * The journal at start: opening this run's file, then the one read of the earlier files. Every record
+ * goes, in journal order, to each of: the order replay (rebuilds the store, risk and owners; venue
+ * `exchange` only, since the embedded simulator starts empty and has nothing to reconcile against),
+ * the session restorer (named sessions resume: seq, resume ring) and the told-vs-known ledger (what
+ * each session was told). Nothing else at start reads the journal.
  */
 import type { Logger } from "pino";
 import type { Config } from "../config/load.js";
 import { SessionRestorer } from "../gateway/restore.js";
-import { type JournalConsumer, listJournals, readJournalsInto } from "../journal/reader.js";
-import type { Journal } from "../journal/writer.js";
+import { chronological, listJournals } from "../journal/files.js";
+import type { JournalIdentity } from "../journal/identity.js";
+import { type JournalConsumer, readJournalsInto } from "../journal/reader.js";
+import { Journal } from "../journal/writer.js";
+import type { Surfaces } from "../venue/surface.js";
 import type { Engine } from "./engine.js";
 import type { InstrumentBook } from "./instruments.js";
-import { chronological, orderReplay, type ReplaySummary } from "./recovery.js";
+import type { JournalHalt } from "./journalHalt.js";
+import { orderReplay, type ReplaySummary } from "./orderReplay.js";
 import { ToldLedger } from "./toldVsKnown.js";
 
+/** What the start-up read hands to the rest of the restart. */
 export interface JournalStart {
   /** The order replay's summary; undefined when orders are not replayed. */
   replay: ReplaySummary | undefined;
@@ -24,10 +30,47 @@ export interface JournalStart {
   ledger: ToldLedger;
 }
 
+/**
+ * Opens this run's journal file. Opened before the earlier files are listed, and excluded by path
+ * from the read, so the read never sees what this run writes.
+ */
+export function openJournal(
+  config: Pick<Config, "journal">,
+  halt: Pick<JournalHalt, "onError" | "onRecover">,
+  /** This venue's and account's identity, written in the new file's head (journalGate.ts). */
+  identity: JournalIdentity,
+  log: Logger,
+  cleanups: (() => Promise<void> | void)[],
+): Journal | undefined {
+  if (!config.journal.enabled) return undefined;
+  const j = config.journal;
+  const journal = Journal.open({
+    dir: j.dir,
+    identity,
+    fsync: j.fsync === "interval" ? { intervalMs: j.fsyncIntervalMs } : j.fsync,
+    onWarning: (msg) => log.warn({}, msg),
+    // A write that fails halts trading until a retried write succeeds (journalHalt.ts).
+    onError: halt.onError,
+    onRecover: halt.onRecover,
+    retryIntervalMs: j.retryIntervalMs,
+  });
+  cleanups.push(() => journal.close());
+  return journal;
+}
+
+/**
+ * The files the start reads: every earlier file of `journal.dir`, oldest first. (A checkpoint would
+ * seed the consumers below and narrow this list to the files written after it.)
+ */
+function filesToRead(dir: string, current: Journal): string[] {
+  return chronological(listJournals(dir).filter((f) => f !== current.path));
+}
+
 /** The one start-up pass over the journal directory (the file just opened by this run excluded). */
 export function readJournalAtStart(
   engine: Engine,
   book: InstrumentBook,
+  surfaces: Surfaces,
   config: Pick<Config, "journal" | "engine" | "venue" | "gateway">,
   journal: Journal | undefined,
   log: Logger,
@@ -35,7 +78,7 @@ export function readJournalAtStart(
   const ledger = new ToldLedger();
   const none: JournalStart = { replay: undefined, replayedIds: [], sessions: undefined, ledger };
   if (journal === undefined || !config.engine.replayJournal) return none;
-  const files = chronological(listJournals(config.journal.dir).filter((f) => f !== journal.path));
+  const files = filesToRead(config.journal.dir, journal);
   const g = config.gateway;
   const sessions = new SessionRestorer({
     ring: g.resumeRing,
@@ -43,7 +86,7 @@ export function readJournalAtStart(
     maxSessions: g.maxRetainedSessions,
     nowMs: Date.now(),
   });
-  const orders = config.venue.kind === "exchange" ? orderReplay(engine, book) : undefined;
+  const orders = config.venue.kind === "exchange" ? orderReplay(engine, book, surfaces) : undefined;
   const consumers: JournalConsumer[] = orders === undefined ? [sessions, ledger] : [orders, sessions, ledger];
   // In replay mode: no requests, no messages (only the store, risk and owners are rebuilt).
   const read = engine.run.replay(() => readJournalsInto(files, consumers));

@@ -92,8 +92,35 @@ export async function startVenue(
   return { keys, sim, spotBase, hftBase, streamBase, hftNatsUrl, stopNats };
 }
 
+/** The REST stack, started: warm connections, the clock sync (unreachable venue: StartupError), the pre-signer. */
+export async function startRest(
+  config: Config,
+  v: VenueStart,
+  log: Logger,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<RestStack> {
+  const rest = createRest(config, v.keys, v.spotBase, v.hftBase, log);
+  cleanups.push(() => rest.stop());
+  const failedWarm = await rest.client.start();
+  if (failedWarm > 0) log.warn({ failed: failedWarm }, "some keep-alive connections could not be pre-warmed");
+  try {
+    await rest.clock?.start();
+  } catch (err) {
+    throw new StartupError(`venue not reachable for the clock sync: ${(err as Error).message}`);
+  }
+  try {
+    await rest.presigner?.start();
+    // The worker reports its nice value before its first refill ends (null: priority not lowered).
+    if (rest.presigner) log.info({ nice: rest.presigner.niced }, "pre-signer started");
+  } catch (err) {
+    // Slower, still correct: every hot-path request signs inline.
+    log.warn({ err: (err as Error).message }, "pre-signer did not start; signing inline");
+  }
+  return rest;
+}
+
 /** The REST stack from the config's http, signing and clock sections (started by the caller). */
-export function createRest(
+function createRest(
   config: Config,
   keys: KeyPair,
   spotBase: string,

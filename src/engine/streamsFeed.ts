@@ -21,7 +21,7 @@ const SOURCE_NAME: Record<number, string> = {
   [Source.Poll]: "poll",
   [Source.Query]: "query",
 };
-/** Journal `evt.source` prefixes; recovery.ts reads them back (`spot-`, `hft-`, `hftx-`). */
+/** Journal `evt.source` prefixes: the surfaces' `journalTag`s, by which the order replay reads them back. */
 const KIND_PREFIX: Record<string, string> = { spotOrder: "spot", v5Order: "hft", v5Execution: "hftx" };
 
 export interface StreamsFeedDeps {

@@ -137,8 +137,9 @@ export class SessionRestorer implements JournalConsumer {
 }
 
 /**
- * Reads the given journal files (oldest first) and returns the sessions to continue; `tap` sees every
- * record too. (Start-up feeds a `SessionRestorer` from its one read instead: engine/startJournal.ts.)
+ * Reads the given journal files (oldest first) on their own and returns the sessions to continue;
+ * `tap` sees every record too. For tools and tests: start-up does not call it, it feeds a
+ * `SessionRestorer` from its one read of the journal (engine/startJournal.ts).
  */
 export function restoreSessions(
   files: readonly string[],

@@ -3,7 +3,7 @@
  * (v5) and JSON numbers (Spot) become lots and ticks of the instrument once, here. Bad input raises a
  * typed NormalizeError and produces no event, so nothing in the store changes.
  */
-import type { Instrument } from "../domain/types.js";
+import type { Instrument, Side, TimeInForce } from "../domain/types.js";
 import type { FuturesOrderRecord, SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
 import { type Dec, decToNumber, parseDec, stepsOf, tryParseDec } from "../util/decimal.js";
 import { LIQUIDITY, newEvent, type OrderEvent, resetEvent, type Source } from "./event.js";
@@ -74,6 +74,35 @@ export function ticksOf(text: string, g: Grid): number {
   if (!Number.isFinite(v) || v < 0)
     throw new NormalizeError(`bad price ${JSON.stringify(text.slice(0, 40))}`);
   return v / g.tickNum;
+}
+
+/** A limit price in whole ticks (an order adopted from the venue); off the grid or malformed is an error. */
+export function ticksOnGrid(text: string, g: Grid): number {
+  return lotsOf(text, tickGrid(g));
+}
+
+/** A JSON-number limit price in whole ticks (Spot); tolerates binary noise below a millionth of a tick. */
+export function ticksOnGridNumber(v: number, g: Grid): number {
+  return lotsOfNumber(v, tickGrid(g));
+}
+
+/** The grid with the tick as its step (the quantity helpers then count ticks). */
+function tickGrid(g: Grid): Grid {
+  return { ...g, step: g.tick, stepNum: g.tickNum };
+}
+
+/** A record's side in any case (`BUY`, `Buy`); anything else is an error. */
+export function sideOf(text: unknown): Side {
+  const t = typeof text === "string" ? text.toLowerCase() : "";
+  if (t === "buy" || t === "sell") return t;
+  throw new NormalizeError(`bad side ${JSON.stringify(String(text).slice(0, 16))}`);
+}
+
+/** A record's time in force; absent means GTC, anything else unknown is an error. */
+export function tifOf(text: unknown): TimeInForce {
+  if (text === undefined || text === null || text === "") return "GTC";
+  if (text === "GTC" || text === "IOC" || text === "FOK") return text;
+  throw new NormalizeError(`bad time in force ${JSON.stringify(String(text).slice(0, 16))}`);
 }
 
 function venueKind(status: number): Ev {

@@ -11,6 +11,8 @@ export interface Snapshot {
     surfaces?: Record<string, { state: string }>;
   };
   sessions: { id: number; name: string; connected: boolean; admin: boolean; liveOrders: number }[];
+  /** Live orphans: venue orders the gateway adopted (listed under session "(orphans)"). */
+  orphans?: number;
   orders: {
     session: string;
     clOrdNo: number;
@@ -83,6 +85,12 @@ export function renderTop(s: Snapshot, url: string, width = 120, color = true): 
         String(x.liveOrders),
       ]),
     ]),
+    ...((s.orphans ?? 0) > 0
+      ? [
+          "",
+          `${color ? RED : ""}orphans ${s.orphans}${color ? OFF : ""}: venue orders the gateway did not place, adopted (Kill or an admin CancelAll cancels them)`,
+        ]
+      : []),
     "",
     section(`live orders (${String(h.liveOrders ?? s.orders.length)})`, color),
     ...table([

@@ -6,7 +6,7 @@
  * implementations, each in its own folder with its requests (src/venue/{spot,hft,futures}/; a further
  * venue API is a fourth folder, not a branch in each caller).
  */
-import type { Surface } from "../domain/types.js";
+import type { OrderType, PositionIdx, Side, Surface, TimeInForce } from "../domain/types.js";
 import type { LimitClass } from "../limits/index.js";
 import type { Grid, Order, OrderEvent, Source, Status } from "../orders/index.js";
 import type { EndpointId } from "../rest/catalogue.js";
@@ -26,6 +26,36 @@ export type AmendMode = "native" | "cancelReplace" | "none";
 export interface AmendState {
   priceTicks: number;
   qtyLots: number;
+}
+
+/** Where a venue order record's order trades: the instrument's symbol and venue (exchange, category). */
+export interface RecordPlace {
+  symbol: string;
+  /** Spot exchange (`coinswitchx`), HFT category (`linear`), Futures `EXCHANGE_2`; "" when the record names none. */
+  venue: string;
+}
+
+/** A venue order record's terms on its instrument's grid (an order the gateway adopts). */
+export interface RecordTerms {
+  side: Side;
+  type: OrderType;
+  tif: TimeInForce;
+  positionIdx: PositionIdx;
+  /** 0 for a market order. */
+  priceTicks: number;
+  /** The ordered total, filled included. */
+  qtyLots: number;
+}
+
+/**
+ * Client ids the store gives orders it adopted from the venue (open there, placed by no session of
+ * the gateway, or by one whose journal record is gone): `orphan:<exchange id>`. Never sent to the
+ * venue; such an order is asked about, cancelled and listed by its exchange id.
+ */
+export const ORPHAN_ID_PREFIX = "orphan:";
+
+export function isOrphan(o: { clientId: string }): boolean {
+  return o.clientId.startsWith(ORPHAN_ID_PREFIX);
 }
 
 /** What the venue answered to a create (or a cancel) that came back 2xx. */
@@ -82,7 +112,10 @@ export interface VenueSurface<R = unknown> {
   parseCancel(res: unknown): R | undefined;
 
   // ---- asking the venue ----
-  /** The order with this client id, or undefined when the venue says it has none; throws otherwise. */
+  /**
+   * The order with this client id (an orphan: with its exchange id), or undefined when the venue says
+   * it has none; throws otherwise.
+   */
   queryByClientId(o: Order): Promise<R | undefined>;
   /** The account's open orders on this surface (bounded pages). */
   listOpen(): Promise<OpenList<R>>;
@@ -100,6 +133,10 @@ export interface VenueSurface<R = unknown> {
   amendStateOf?(r: R, grid: Grid): AmendState;
   /** Normalizes the record into `ev` (throws NormalizeError on a malformed one). */
   normalize(r: R, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void;
+  /** Where the record's order trades (adopting an orphan finds its instrument by it). */
+  placeOf(r: R): RecordPlace;
+  /** The record's side, type, price and quantity on `grid` (throws NormalizeError on a malformed one). */
+  termsOf(r: R, grid: Grid): RecordTerms;
 
   /** Fills listed apart from the orders, each with its own id (HFT executions); undefined = none. */
   readonly fills?: FillList;
@@ -110,7 +147,7 @@ export interface VenueSurface<R = unknown> {
  * poller reads it after the open list, from the newest fill it has seen.
  */
 export interface FillList<X = unknown> {
-  /** Journal `evt.source` prefix of these rows (`hftx`: recovery reads them back as executions). */
+  /** Journal `evt.source` prefix of these rows (`hftx`: the order replay reads them back as executions). */
   readonly journalTag: string;
   /** Fills since `sinceMs` (venue time, inclusive), bounded pages. */
   list(sinceMs: number): Promise<OpenList<X>>;

@@ -17,15 +17,12 @@ import {
   type OrderEvent,
   type OrderStore,
   Status,
-  TERMINAL,
 } from "../orders/index.js";
 import type { RestClient } from "../rest/client.js";
-import { FuturesSurface } from "./futures/surface.js";
-import { HftSurface } from "./hft/surface.js";
 import { VenueIngest } from "./ingest.js";
+import { type UnheldListing, unheldOrders } from "./orphans.js";
 import { VenuePoller } from "./poller.js";
 import { newSyncStats, type Resolution, Resolver } from "./resolver.js";
-import { SpotSurface } from "./spot/surface.js";
 import type { Surfaces, VenueSurface } from "./surface.js";
 
 /** What a push feed says about one surface it covers (src/streams' `SurfaceSyncState`). */
@@ -66,7 +63,7 @@ export interface SyncEngine {
 }
 
 export interface SyncBook {
-  byId(instrumentId: number): { grid: Grid; inst?: { venue: string } } | undefined;
+  byId(instrumentId: number): { grid: Grid } | undefined;
 }
 
 export interface SyncMetrics {
@@ -80,10 +77,10 @@ export interface SyncMetrics {
  * the config itself is passed, never a copy of its fields.
  */
 export interface SyncConfig {
-  /** `hftCategories`: the categories whose orders are listed (each order uses its instrument's). */
-  venue: Pick<Config["venue"], "surfaces" | "hftCategories" | "futuresPollMs">;
+  /** `surfaces`: the surfaces traded (polled, listed); the surface objects come built (surfaces.ts). */
+  venue: Pick<Config["venue"], "surfaces">;
   streams: Pick<Config["streams"], "pollIntervalMs" | "auditIntervalMs" | "hftAuditIntervalMs">;
-  orders: Pick<Config["orders"], "unknownQueryIntervalMs" | "unknownQueryRetries" | "spotExpirySeconds">;
+  orders: Pick<Config["orders"], "unknownQueryIntervalMs" | "unknownQueryRetries">;
 }
 
 /** Settings that are no knobs (tests, tools). */
@@ -117,6 +114,8 @@ export class VenueSync implements VenueFeed {
   constructor(
     private readonly engine: SyncEngine,
     client: RestClient,
+    /** The surfaces the engine's command path uses too (built once: surfaces.ts). */
+    surfaces: Surfaces,
     book: SyncBook,
     private readonly limiter: RateLimiter | undefined,
     private readonly journal: Journal | undefined,
@@ -127,15 +126,7 @@ export class VenueSync implements VenueFeed {
   ) {
     this.resolveIntervalMs = config.orders.unknownQueryIntervalMs;
     this.maxQueries = config.orders.unknownQueryRetries;
-    this.surfaces = {
-      spot: new SpotSurface(client, config.orders.spotExpirySeconds),
-      hft: new HftSurface(
-        client,
-        config.venue.hftCategories,
-        (o) => book.byId(o.instrumentId)?.inst?.venue ?? config.venue.hftCategories[0] ?? "linear",
-      ),
-      futures: new FuturesSurface(client, config.venue.futuresPollMs),
-    };
+    this.surfaces = surfaces;
     this.active = config.venue.surfaces.map((s) => this.surfaces[s]);
     const applierDeps = {
       gridOf: (id: number) => book.byId(id)?.grid,
@@ -286,7 +277,12 @@ export class VenueSync implements VenueFeed {
     this.ready = true;
   }
 
-  // ---------------------------------------------------------------- kill switch sweep
+  // ---------------------------------------------------------------- orders the store does not hold
+
+  /** Open venue orders of every traded surface that the store does not hold as live (orphans.ts). */
+  unheld(): Promise<UnheldListing> {
+    return unheldOrders(this.active, this.engine.store);
+  }
 
   /**
    * Kill switch, venue side: cancels every working order of the account that the store does not hold
@@ -294,47 +290,33 @@ export class VenueSync implements VenueFeed {
    */
   async cancelForeign(): Promise<number> {
     let sent = 0;
-    const store = this.engine.store;
+    const listing = await this.unheld();
+    for (const f of listing.failed)
+      this.log.error(
+        { surface: f.surface, err: f.err },
+        "kill switch: could not list the venue's open orders",
+      );
     const jobs: Promise<void>[] = [];
-    for (const s of this.active) {
-      let rows: unknown[];
-      try {
-        rows = (await s.listOpen()).rows;
-      } catch (err) {
-        this.log.error(
-          { err: (err as Error).message },
-          "kill switch: could not list the venue's open orders",
-        );
-        continue;
-      }
-      for (const r of rows) {
-        const st = s.statusOf(r);
-        if (st !== Status.New && st !== Status.PartiallyFilled) continue;
-        const cid = s.clientIdOf(r);
-        const held = (cid ? store.byClientId(cid) : undefined) ?? store.byExchangeId(s.exchangeIdOf(r));
-        if (held !== undefined && !TERMINAL[held.status]) continue;
-        jobs.push(
-          (async () => {
-            const cls = s.classOf("cancel");
-            const lim = this.limiter?.acquire(cls, "cancel", 5_000);
-            const g = lim === undefined || lim.status !== "queued" ? lim : await lim.done;
-            if (g !== undefined && g.status !== "granted") return;
-            const what = s.exchangeIdOf(r);
-            this.journal?.note({ text: `kill switch: cancel foreign order ${what}` });
-            sent++;
-            try {
-              await s.cancelRecord(r);
-              this.limiter?.reportOutcome(cls, 200);
-            } catch (err) {
-              this.limiter?.reportOutcome(cls, (err as { status?: number }).status ?? 0);
-              this.log.warn(
-                { order: what, err: (err as Error).message },
-                "kill switch: foreign cancel failed",
-              );
-            }
-          })(),
-        );
-      }
+    for (const { surface: s, rec: r, status: st } of listing.rows) {
+      if (st !== Status.New && st !== Status.PartiallyFilled) continue;
+      jobs.push(
+        (async () => {
+          const cls = s.classOf("cancel");
+          const lim = this.limiter?.acquire(cls, "cancel", 5_000);
+          const g = lim === undefined || lim.status !== "queued" ? lim : await lim.done;
+          if (g !== undefined && g.status !== "granted") return;
+          const what = s.exchangeIdOf(r);
+          this.journal?.note({ text: `kill switch: cancel foreign order ${what}` });
+          sent++;
+          try {
+            await s.cancelRecord(r);
+            this.limiter?.reportOutcome(cls, 200);
+          } catch (err) {
+            this.limiter?.reportOutcome(cls, (err as { status?: number }).status ?? 0);
+            this.log.warn({ order: what, err: (err as Error).message }, "kill switch: foreign cancel failed");
+          }
+        })(),
+      );
     }
     await Promise.all(jobs);
     if (sent > 0) this.log.warn({ sent }, "kill switch: cancelled orders the gateway did not hold");

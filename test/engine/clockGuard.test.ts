@@ -23,6 +23,7 @@ import { Status } from "../../src/orders/index.js";
 import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
 import { RiskGate } from "../../src/risk/riskGate.js";
 import { createRestStack, type RestStack } from "../../src/venue/stack.js";
+import { buildSurfaces } from "../../src/venue/surfaces.js";
 import { BTCUSDT } from "../fixtures/instruments.js";
 import { closeServer, envelope, json, startServer } from "../rest/helpers.js";
 
@@ -94,9 +95,13 @@ async function build(v: Venue) {
     log: pino({ level: "silent" }),
     options: {
       venue: { hftCategories: ["linear"] },
-      orders: { spotExpirySeconds: 0, hftQueryAfterAck: false },
+      orders: { hftQueryAfterAck: false },
       limits: { createWaitMs: 0, cancelWaitMs: 0 },
     },
+    surfaces: buildSurfaces(rest.client, book, {
+      venue: { hftCategories: ["linear"], hftAmendBy: "orderId", futuresPollMs: 3_000 },
+      orders: { spotExpirySeconds: 0 },
+    }),
     clock: rest.clock,
   });
   const s = { sessionId: 1, name: "alpha", admin: false, codPolicy: 0, heartbeatMs: 1000, connected: true };

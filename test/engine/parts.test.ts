@@ -22,6 +22,7 @@ import { Status } from "../../src/orders/index.js";
 import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
 import { RiskGate } from "../../src/risk/riskGate.js";
 import { createRestStack } from "../../src/venue/stack.js";
+import { buildSurfaces } from "../../src/venue/surfaces.js";
 import { BTCUSDT } from "../fixtures/instruments.js";
 
 const silent = pino({ level: "silent" });
@@ -81,9 +82,13 @@ function build(opts: { limiter?: RateLimiter; journal?: Journal; sweep?: () => v
     log: silent,
     options: {
       venue: { hftCategories: ["linear"] },
-      orders: { spotExpirySeconds: 0, hftQueryAfterAck: true },
+      orders: { hftQueryAfterAck: true },
       limits: { createWaitMs: 0, cancelWaitMs: 0 },
     },
+    surfaces: buildSurfaces(rest.client, book, {
+      venue: { hftCategories: ["linear"], hftAmendBy: "orderId", futuresPollMs: 3_000 },
+      orders: { spotExpirySeconds: 0 },
+    }),
     links: { venueSweep: opts.sweep },
   });
   return { engine, book, risk, inst: e.inst, rest };

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { chronological } from "../../src/engine/recovery.js";
+import { chronological } from "../../src/journal/files.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hftgate-order-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

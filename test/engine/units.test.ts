@@ -8,7 +8,7 @@ import {
   StepFormatter,
   spotInstruments,
 } from "../../src/engine/instruments.js";
-import { parseOrderTag } from "../../src/engine/recovery.js";
+import { parseOrderTag } from "../../src/engine/orderReplay.js";
 import { balanceBody, CANCEL_REASON, fillBody, RISK_TO_CODE, WIRE_STATUS } from "../../src/engine/wireMap.js";
 import { STATUS_COUNT } from "../../src/orders/index.js";
 import { CancelRejectReason, CODES, OrderStatus } from "../../src/protocol/schema.js";

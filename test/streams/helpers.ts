@@ -20,6 +20,7 @@ import { type CancelDecision, Ev, gridOf, type Order, OrderStore } from "../../s
 import { OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
 import { makeGrid } from "../../src/venue/orderFields.js";
 import { createRestStack, type RestStack } from "../../src/venue/stack.js";
+import { buildSurfaces } from "../../src/venue/surfaces.js";
 import { type SyncTuning, VenueSync } from "../../src/venue/sync.js";
 import { call, newKeys } from "../sim/helpers.js";
 
@@ -287,7 +288,7 @@ export interface VenueRigOptions extends SyncTuning {
   resendCancel?(o: Order): void;
 }
 
-const GRIDS = new Map(DOMAIN_INSTRUMENTS.map((i) => [i.id, { grid: gridOf(i) }]));
+const GRIDS = new Map(DOMAIN_INSTRUMENTS.map((i) => [i.id, { grid: gridOf(i), inst: i }]));
 const COUNTER = { inc() {} };
 
 /**
@@ -296,6 +297,18 @@ const COUNTER = { inc() {} };
  */
 export function venueSync(rig: Rig, o: VenueRigOptions = {}): VenueSync {
   const store = rig.store;
+  const book = { byId: (id: number) => GRIDS.get(id) };
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      "venue.surfaces": o.surfaces ?? ["spot", "hft"],
+      // No background rounds unless a test asks for them: it drives the poller and the resolver.
+      "streams.pollIntervalMs": 60_000,
+      "streams.auditIntervalMs": 60_000,
+      "orders.unknownQueryIntervalMs": 60_000,
+      ...o.knobs,
+    },
+  });
   return new VenueSync(
     {
       store,
@@ -304,22 +317,13 @@ export function venueSync(rig: Rig, o: VenueRigOptions = {}): VenueSync {
       doSendCancel: (ord) => o.resendCancel?.(ord),
     },
     rig.stack.client,
-    { byId: (id) => GRIDS.get(id) },
+    buildSurfaces(rig.stack.client, book, config),
+    book,
     o.limiter,
     undefined,
     { resolutions: COUNTER, escalations: COUNTER, invalidEvents: COUNTER },
     pino({ level: "silent" }),
-    loadConfig({
-      env: {},
-      overrides: {
-        "venue.surfaces": o.surfaces ?? ["spot", "hft"],
-        // No background rounds unless a test asks for them: it drives the poller and the resolver.
-        "streams.pollIntervalMs": 60_000,
-        "streams.auditIntervalMs": 60_000,
-        "orders.unknownQueryIntervalMs": 60_000,
-        ...o.knobs,
-      },
-    }),
+    config,
     o,
   );
 }

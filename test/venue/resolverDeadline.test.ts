@@ -46,6 +46,10 @@ function scriptedSurface(state: VenueState): VenueSurface {
     exchangeIdOf: () => "X1",
     statusOf: () => Status.New,
     printOf: () => "New",
+    placeOf: () => ({ symbol: "", venue: "" }),
+    termsOf: () => {
+      throw new Error("not used");
+    },
     normalize: (_r, _g, source, ts, ev) => {
       ev.kind = Ev.VenueNew;
       ev.source = source;

@@ -8,17 +8,30 @@ import type { LimitClass } from "../../limits/index.js";
 import {
   eventFromFuturesOrder,
   type Grid,
+  lotsOf,
   type Order,
   type OrderEvent,
   type Source,
   type Status,
+  sideOf,
   statusFromFutures,
+  ticksOnGrid,
+  tifOf,
 } from "../../orders/index.js";
 import type { PreparedRequest, RestClient } from "../../rest/client.js";
 import { ValidationError } from "../../rest/errors.js";
 import type { FuturesOrderRecord } from "../../rest/wire.js";
 import type { OrderGrid } from "../orderFields.js";
-import type { CreateAnswer, OpenList, RecordNormalizer, SurfaceOp, VenueSurface } from "../surface.js";
+import {
+  type CreateAnswer,
+  isOrphan,
+  type OpenList,
+  type RecordNormalizer,
+  type RecordPlace,
+  type RecordTerms,
+  type SurfaceOp,
+  type VenueSurface,
+} from "../surface.js";
 import { prepareFuturesCancel } from "./cancel.js";
 import { prepareFuturesCreate } from "./create.js";
 import { getFuturesOrder, listFuturesOpen } from "./reads.js";
@@ -90,7 +103,10 @@ export class FuturesSurface implements VenueSurface<FuturesOrderRecord> {
 
   async queryByClientId(o: Order): Promise<FuturesOrderRecord | undefined> {
     try {
-      return await getFuturesOrder(this.client, { clientOrderId: o.clientId });
+      return await getFuturesOrder(
+        this.client,
+        isOrphan(o) ? { orderId: o.exchangeId } : { clientOrderId: o.clientId },
+      );
     } catch (err) {
       // [assumed] as on Spot: a 404 by client id is the venue's authoritative "never placed".
       if (err instanceof ValidationError && err.status === 404) return undefined;
@@ -126,5 +142,21 @@ export class FuturesSurface implements VenueSurface<FuturesOrderRecord> {
 
   normalize(r: FuturesOrderRecord, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
     FUTURES_ORDERS.normalize(r, grid, source, tsNs, ev);
+  }
+
+  placeOf(r: FuturesOrderRecord): RecordPlace {
+    return { symbol: String(r.symbol).toUpperCase(), venue: r.exchange ?? "" };
+  }
+
+  termsOf(r: FuturesOrderRecord, grid: Grid): RecordTerms {
+    const market = r.order_type === "MARKET";
+    return {
+      side: sideOf(r.side),
+      type: market ? "market" : "limit",
+      tif: tifOf(r.time_in_force),
+      positionIdx: 0,
+      priceTicks: market ? 0 : ticksOnGrid(String(r.price), grid),
+      qtyLots: lotsOf(String(r.quantity), grid),
+    };
   }
 }

@@ -9,26 +9,33 @@ import {
   eventFromV5Execution,
   eventFromV5Order,
   type Grid,
+  lotsOf,
   NormalizeError,
   type Order,
   type OrderEvent,
   type Source,
   type Status,
+  sideOf,
   statusFromV5,
+  ticksOnGrid,
+  tifOf,
 } from "../../orders/index.js";
 import type { PreparedRequest, RestClient } from "../../rest/client.js";
 import { isNotAllowlisted } from "../../rest/errors.js";
 import type { V5Execution, V5List, V5OrderAck, V5OrderRecord } from "../../rest/wire.js";
 import { type Dec, stepsOf, tryParseDec } from "../../util/decimal.js";
 import type { OrderGrid } from "../orderFields.js";
-import type {
-  AmendState,
-  CreateAnswer,
-  FillList,
-  OpenList,
-  RecordNormalizer,
-  SurfaceOp,
-  VenueSurface,
+import {
+  type AmendState,
+  type CreateAnswer,
+  type FillList,
+  isOrphan,
+  type OpenList,
+  type RecordNormalizer,
+  type RecordPlace,
+  type RecordTerms,
+  type SurfaceOp,
+  type VenueSurface,
 } from "../surface.js";
 import { prepareHftAmend } from "./amend.js";
 import { prepareHftCancel } from "./cancel.js";
@@ -135,7 +142,12 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
   }
 
   async queryByClientId(o: Order): Promise<V5OrderRecord | undefined> {
-    const res = await hftRealtime(this.client, { category: this.categoryOf(o), orderLinkId: o.clientId });
+    const category = this.categoryOf(o);
+    if (isOrphan(o)) {
+      const byId = await hftRealtime(this.client, { category, orderId: o.exchangeId });
+      return (byId.list ?? []).find((r) => r.orderId === o.exchangeId);
+    }
+    const res = await hftRealtime(this.client, { category, orderLinkId: o.clientId });
     return (res.list ?? []).find((r) => r.orderLinkId === o.clientId);
   }
 
@@ -199,6 +211,24 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
 
   normalize(r: V5OrderRecord, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
     V5_ORDERS.normalize(r, grid, source, tsNs, ev);
+  }
+
+  /** The category is the one the open list was read for (`listOpen` sets it on each row). */
+  placeOf(r: V5OrderRecord): RecordPlace {
+    return { symbol: r.symbol, venue: r.category ?? this.categories[0] ?? "linear" };
+  }
+
+  termsOf(r: V5OrderRecord, grid: Grid): RecordTerms {
+    const market = r.orderType === "Market";
+    const pos = r.positionIdx === 1 || r.positionIdx === 2 ? r.positionIdx : 0;
+    return {
+      side: sideOf(r.side),
+      type: market ? "market" : "limit",
+      tif: tifOf(r.timeInForce),
+      positionIdx: pos,
+      priceTicks: market ? 0 : ticksOnGrid(String(r.price), grid),
+      qtyLots: lotsOf(String(r.qty), grid),
+    };
   }
 }
 

@@ -6,17 +6,29 @@ import type { LimitClass } from "../../limits/index.js";
 import {
   eventFromSpotOrder,
   type Grid,
+  lotsOfNumber,
   type Order,
   type OrderEvent,
   type Source,
   type Status,
+  sideOf,
   statusFromSpot,
+  ticksOnGridNumber,
 } from "../../orders/index.js";
 import type { PreparedRequest, RestClient } from "../../rest/client.js";
 import { ValidationError } from "../../rest/errors.js";
 import type { SpotOrderRecord } from "../../rest/wire.js";
 import type { OrderGrid } from "../orderFields.js";
-import type { CreateAnswer, OpenList, RecordNormalizer, SurfaceOp, VenueSurface } from "../surface.js";
+import {
+  type CreateAnswer,
+  isOrphan,
+  type OpenList,
+  type RecordNormalizer,
+  type RecordPlace,
+  type RecordTerms,
+  type SurfaceOp,
+  type VenueSurface,
+} from "../surface.js";
 import { prepareSpotCancel } from "./cancel.js";
 import { prepareSpotCreate } from "./create.js";
 import { getSpotOrder, listSpotOrders } from "./reads.js";
@@ -94,7 +106,10 @@ export class SpotSurface implements VenueSurface<SpotOrderRecord> {
 
   async queryByClientId(o: Order): Promise<SpotOrderRecord | undefined> {
     try {
-      return await getSpotOrder(this.client, { clientOrderId: o.clientId });
+      return await getSpotOrder(
+        this.client,
+        isOrphan(o) ? { orderId: o.exchangeId } : { clientOrderId: o.clientId },
+      );
     } catch (err) {
       // [assumed] a 404 on GET /order by client id is the venue's authoritative "never placed".
       if (err instanceof ValidationError && err.status === 404) return undefined;
@@ -130,5 +145,21 @@ export class SpotSurface implements VenueSurface<SpotOrderRecord> {
 
   normalize(r: SpotOrderRecord, grid: Grid, source: Source, tsNs: number, ev: OrderEvent): void {
     SPOT_ORDERS.normalize(r, grid, source, tsNs, ev);
+  }
+
+  placeOf(r: SpotOrderRecord): RecordPlace {
+    return { symbol: r.symbol, venue: r.exchange ?? "" };
+  }
+
+  /** Spot v2 takes GTC limit orders only. */
+  termsOf(r: SpotOrderRecord, grid: Grid): RecordTerms {
+    return {
+      side: sideOf(r.side),
+      type: "limit",
+      tif: "GTC",
+      positionIdx: 0,
+      priceTicks: ticksOnGridNumber(r.price, grid),
+      qtyLots: lotsOfNumber(r.orig_qty, grid),
+    };
   }
 }

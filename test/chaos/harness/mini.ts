@@ -19,6 +19,7 @@ import { AuthError, RateLimitedError, RestError, ValidationError } from "../../.
 import { OrderSync } from "../../../src/streams/index.js";
 import { makeGrid } from "../../../src/venue/orderFields.js";
 import { createRestStack, type RestStack } from "../../../src/venue/stack.js";
+import { buildSurfaces } from "../../../src/venue/surfaces.js";
 import { VenueSync } from "../../../src/venue/sync.js";
 import { type GatewayView, normFromStore } from "./truth.js";
 
@@ -156,7 +157,15 @@ export class MiniGateway {
       this.stack.client.setGrid(i.surface, i.symbol, makeGrid(i.tickSize, i.qtyStep));
     const store = this.store;
     const counter = { inc() {} };
-    const grids = new Map(CHAOS_INSTRUMENTS.map((i) => [i.id, { grid: gridOf(i) }]));
+    const grids = new Map(CHAOS_INSTRUMENTS.map((i) => [i.id, { grid: gridOf(i), inst: i }]));
+    const book = { byId: (id: number) => grids.get(id) };
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        "streams.pollIntervalMs": o.pollIntervalMs ?? 100,
+        "orders.unknownQueryIntervalMs": 100,
+      },
+    });
     this.venue = new VenueSync(
       {
         store,
@@ -168,18 +177,13 @@ export class MiniGateway {
         doSendCancel: (ord) => this.track(this.sendCancel(ord)),
       },
       this.stack.client,
-      { byId: (id) => grids.get(id) },
+      buildSurfaces(this.stack.client, book, config),
+      book,
       this.limiter,
       undefined,
       { resolutions: counter, escalations: counter, invalidEvents: counter },
       pino({ level: "silent" }),
-      loadConfig({
-        env: {},
-        overrides: {
-          "streams.pollIntervalMs": o.pollIntervalMs ?? 100,
-          "orders.unknownQueryIntervalMs": 100,
-        },
-      }),
+      config,
     );
     this.sync = new OrderSync({
       store: this.store,

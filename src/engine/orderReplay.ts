@@ -1,34 +1,24 @@
 /**
- * Restart recovery, step one: replay earlier journal files through the order store to rebuild every
- * session's orders (same client ids, same owners by session name); at start-up one consumer of the
- * single journal read (startJournal.ts). Step two is the venue
- * reconciliation (`VenueSync.reconcile`), the same path a stream reconnect takes; orders whose last
- * request has no known outcome are resolved by client id there, before anything is re-sent.
+ * The order replay: journal records, fed in order from the start-up read (startJournal.ts), rebuild
+ * every session's orders in the store (same client ids, same owners by session name), the risk
+ * gate's open orders and the trading state. Venue answers and records are read back by the venue
+ * surfaces themselves (`parseCreate`, `parseCancel`, the reader of a record's `journalTag`) and reach
+ * the store through the venue ingest (`replayed`), as the command path and the venue sync's do live. Runs in the engine's replay mode: no request,
+ * no message. Orders whose last request has no known outcome are resolved by client id afterwards
+ * (restart.ts), before anything is re-sent.
  */
 import type { Logger } from "pino";
 import {
-  chronological,
   type JournalConsumer,
   type JournalRecord,
-  listJournals,
   REFUSED_LOCALLY,
-  replayJournals,
   unresolvedRequests,
 } from "../journal/index.js";
-import {
-  eventFromFuturesOrder,
-  eventFromSpotOrder,
-  eventFromV5Execution,
-  eventFromV5Order,
-  monoNs,
-  NormalizeError,
-  newEvent,
-  Source,
-  TERMINAL,
-} from "../orders/index.js";
+import { monoNs, type Order, TERMINAL } from "../orders/index.js";
 import { Ev } from "../orders/status.js";
-import type { FuturesOrderRecord, SpotOrderRecord, V5Execution, V5OrderRecord } from "../rest/wire.js";
 import { parseDec, stepsOf } from "../util/decimal.js";
+import { readerOfTag } from "../venue/ingest.js";
+import type { RecordNormalizer, Surfaces } from "../venue/surface.js";
 import type { Engine } from "./engine.js";
 import type { InstrumentBook } from "./instruments.js";
 
@@ -44,9 +34,6 @@ export interface ReplaySummary {
 
 /** Heartbeat intervals a COD session gets to come back after a restart (the gateway's default allowance). */
 const MISSED_HEARTBEATS = 3;
-
-/** Journal files oldest first (src/journal/files.ts, with the other file listing). */
-export { chronological };
 
 /** `no=12;inst=hft:linear:BTCUSDT;pos=0` → fields (the engine writes this into the command's `reason`). */
 export function parseOrderTag(
@@ -79,48 +66,18 @@ export interface OrderReplay extends JournalConsumer {
   finish(read: JournalReadCounts, log: Logger): { summary: ReplaySummary; replayedIds: string[] };
 }
 
-/** Reads the earlier files (all but `exclude`) into the engine on its own: one consumer, one pass. */
-export function replayInto(
-  engine: Engine,
-  book: InstrumentBook,
-  dir: string,
-  exclude: string | undefined,
-  log: Logger,
-): { summary: ReplaySummary; replayedIds: string[] } {
-  const files = chronological(listJournals(dir).filter((f) => f !== exclude));
-  const r = orderReplay(engine, book);
-  // In replay mode: no requests, no messages (only the store, risk and owners are rebuilt).
-  const res = engine.run.replay(() => replayJournals(files, (rec) => r.add(rec)));
-  return r.finish({ files: files.length, ...res }, log);
-}
-
 /**
  * Rebuilds the store, risk and owners from journal records fed in order (`add`, run inside the
  * engine's replay mode), then restores the trading state and sums up (`finish`).
  */
-export function orderReplay(engine: Engine, book: InstrumentBook): OrderReplay {
+export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surfaces): OrderReplay {
   const store = engine.store;
-  const ev = newEvent();
   const all: JournalRecord[] = [];
   let skipped = 0;
   let lastState: "active" | "reducing" | "halted" | undefined;
-  /** A Spot or Futures create / cancel answer body (an order record) applied as the engine applied it. */
-  const applyAnswerRecord = (body: string | undefined, futures: boolean): void => {
-    if (!body) return;
-    try {
-      const rec = JSON.parse(body) as SpotOrderRecord | FuturesOrderRecord;
-      const o = rec.client_order_id
-        ? store.byClientId(rec.client_order_id)
-        : store.byExchangeId(rec.order_id);
-      const e = o ? book.byId(o.instrumentId) : undefined;
-      if (!e || typeof rec.status !== "string") return;
-      if (futures) eventFromFuturesOrder(rec as FuturesOrderRecord, e.grid, Source.Query, monoNs(), ev);
-      else eventFromSpotOrder(rec as SpotOrderRecord, e.grid, Source.Query, monoNs(), ev);
-      store.apply(ev);
-    } catch (err) {
-      if (!(err instanceof NormalizeError) && !(err instanceof SyntaxError)) throw err;
-      skipped++;
-    }
+  /** One venue record of a known order, through the one way into the store (a malformed one is skipped). */
+  const applyRecord = (o: Order, reader: RecordNormalizer, rec: unknown): void => {
+    if (engine.ingest.replayed(o, reader, rec) === "malformed") skipped++;
   };
   /** An Amend's intent (`amend`: the order's target, as the engine recorded it) or its end (`amendDone`). */
   const replayAmend = (op: string, id: string, price?: string, qty?: string, tag?: string): void => {
@@ -223,11 +180,12 @@ export function orderReplay(engine: Engine, book: InstrumentBook): OrderReplay {
         } else if (r.op === "create") {
           if (unknown) store.createUnknown(id);
           else if (r.status >= 200 && r.status < 300) {
-            const exId = exchangeIdOf(r.body);
-            if (exId) {
-              store.ackCreate(id, exId);
-              // A Spot / Futures answer is the order record: what it says (an immediate fill) was delivered.
-              if (o.surface !== "hft") applyAnswerRecord(r.body, o.surface === "futures");
+            const s = surfaces[o.surface];
+            const answer = s.parseCreate(parsed(r.body));
+            if (answer.exchangeId !== "") {
+              store.ackCreate(id, answer.exchangeId);
+              // An answer that is the order record (Spot, Futures): what it says (an immediate fill) was delivered.
+              if (answer.record !== undefined) applyRecord(o, s, answer.record);
             } else store.createUnknown(id);
           } else if (r.status !== 429) store.rejectCreate(id, (r.body ?? "").slice(0, 64));
           else store.rejectCreate(id, "429");
@@ -243,33 +201,22 @@ export function orderReplay(engine: Engine, book: InstrumentBook): OrderReplay {
             id,
             unknown ? Ev.CancelOutcomeUnknown : r.status < 300 ? Ev.CancelAcked : Ev.CancelRejected,
           );
-          if (!unknown && r.status < 300 && o.surface !== "hft")
-            applyAnswerRecord(r.body, o.surface === "futures");
+          if (!unknown && r.status < 300) {
+            const s = surfaces[o.surface];
+            const rec = s.parseCancel(parsed(r.body));
+            if (rec !== undefined) applyRecord(o, s, rec);
+          }
         }
         return;
       }
       case "evt": {
         const o = store.byClientId(id);
-        const e = o ? book.byId(o.instrumentId) : undefined;
-        if (!o || !e || !r.body) return;
-        try {
-          const body = JSON.parse(r.body) as unknown;
-          if (r.source.startsWith("spot"))
-            eventFromSpotOrder(body as SpotOrderRecord, e.grid, Source.Query, monoNs(), ev);
-          else if (r.source.startsWith("futures"))
-            eventFromFuturesOrder(body as FuturesOrderRecord, e.grid, Source.Query, monoNs(), ev);
-          // Executions (`hftx-*`): their ids must be remembered, or the restart's reconciliation
-          // delivers the same fills again (issue 17, cause 3). Checked before the `hft` prefix.
-          else if (r.source.startsWith("hftx"))
-            eventFromV5Execution(body as V5Execution, e.grid, Source.Query, monoNs(), ev);
-          else if (r.source.startsWith("hft"))
-            eventFromV5Order(body as V5OrderRecord, e.grid, Source.Query, monoNs(), ev);
-          else return;
-          store.apply(ev);
-        } catch (err) {
-          if (!(err instanceof NormalizeError) && !(err instanceof SyntaxError)) throw err;
-          skipped++;
-        }
+        // `evt.source` is `<journalTag>-<how>` (spot-stream, hft-poll, hftx-query, futures-poll).
+        const reader = readerOfTag(surfaces, r.source);
+        if (!o || !reader || !r.body) return;
+        const rec = parsed(r.body);
+        if (rec === undefined) skipped++;
+        else applyRecord(o, reader, rec);
         return;
       }
       case "note":
@@ -305,16 +252,14 @@ export function orderReplay(engine: Engine, book: InstrumentBook): OrderReplay {
   return { add: apply, finish };
 }
 
-function exchangeIdOf(body: string | undefined): string {
-  if (!body) return "";
+/** A journaled body as JSON; undefined when absent or not JSON (an answer without an order id). */
+function parsed(body: string | undefined): unknown {
+  if (!body) return undefined;
   try {
-    const b = JSON.parse(body) as { orderId?: unknown; order_id?: unknown };
-    if (typeof b.orderId === "string") return b.orderId;
-    if (typeof b.order_id === "string") return b.order_id;
+    return JSON.parse(body) as unknown;
   } catch {
-    // not JSON: no id
+    return undefined;
   }
-  return "";
 }
 
 /** A journal wall-clock time as this process's monotonic ns (at least 1: "sent" stays distinct from 0). */

@@ -1,0 +1,168 @@
+/**
+ * The command API at start: the tokens, `/health` (per-surface readiness, readiness.ts), the operator's view
+ * (`/admin/state`), the Gateway built around the sessions the restart restored, the optional NATS bus
+ * (whose drop-copy tap sees every frame) and the in-process transport (`handle.client()`). Built
+ * before it listens, so a restart can sequence what restored sessions were due first (restart.ts).
+ */
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import { Bus, busOptions } from "../bus/bus.js";
+import type { GatewayClient } from "../client/client.js";
+import type { Config } from "../config/load.js";
+import { Gateway } from "../gateway/gateway.js";
+import type { RestoreResult } from "../gateway/restore.js";
+import type { Journal } from "../journal/writer.js";
+import type { RateLimiter } from "../limits/index.js";
+import type { MarketDataFeeds } from "../marketdata/index.js";
+import type { RiskGate } from "../risk/riskGate.js";
+import { registerSecret } from "../telemetry/logger.js";
+import type { RestStack } from "../venue/stack.js";
+import type { VenueFeed, VenueSync } from "../venue/sync.js";
+import { AdminView } from "./adminView.js";
+import type { Engine } from "./engine.js";
+import { liveFeeds } from "./gauges.js";
+import { flowStopped, healthReply, metricsReply, takesOrders } from "./health.js";
+import { type InProcessClientOptions, InProcessTransport, inProcessClient } from "./inProcess.js";
+import type { InstrumentBook } from "./instruments.js";
+import type { EngineMetrics } from "./metrics.js";
+import type { Readiness } from "./readiness.js";
+import { StartupError } from "./startupError.js";
+import { venueRead } from "./venueReads.js";
+
+export interface CommandApiParts {
+  config: Config;
+  engine: Engine;
+  sync: VenueSync;
+  feeds: readonly VenueFeed[];
+  instruments: InstrumentBook;
+  metrics: EngineMetrics;
+  limiter: RateLimiter | undefined;
+  rest: RestStack;
+  risk: RiskGate;
+  journal: Journal | undefined;
+  marketData: MarketDataFeeds;
+  /** Per-surface readiness: whether orders are taken, and why not (/health). */
+  readiness: Pick<Readiness, "status" | "report">;
+  /** A journal that cannot write: /health says so (503, halted). */
+  journalHalt: { readonly problem: string | undefined };
+  log: Logger;
+}
+
+export interface CommandApi {
+  readonly gateway: Gateway;
+  readonly token: string;
+  readonly adminToken: string;
+  readonly bus: Bus | undefined;
+  /** Orders are taken (/health 200: every surface ready, or some degraded). */
+  ready(): boolean;
+  /** The gateway for the lazily read gauges; undefined once closed. */
+  current(): Gateway | undefined;
+  /** Listens on `gateway.host:port`, adds the in-process transport, starts the bus. */
+  listen(): Promise<void>;
+  /** A strategy client in this process (the user token unless given). */
+  client(o: InProcessClientOptions): GatewayClient;
+  /** Closes the gateway (and forgets it for /health), then the bus. */
+  close(): Promise<void>;
+}
+
+export function buildCommandApi(
+  p: CommandApiParts,
+  restored: RestoreResult | undefined,
+  cleanups: (() => Promise<void> | void)[],
+): CommandApi {
+  const { config, engine, sync, feeds, log } = p;
+  const token = config.gateway.token ?? randomBytes(16).toString("hex");
+  let adminToken = config.gateway.adminToken ?? randomBytes(16).toString("hex");
+  while (adminToken === token) adminToken = randomBytes(16).toString("hex");
+  registerSecret(token);
+  registerSecret(adminToken);
+  const started = Date.now();
+  const ready = () => takesOrders(p.readiness.status());
+  let current: Gateway | undefined;
+  const healthDetail = () => ({
+    venue: config.venue.kind,
+    uptimeMs: Date.now() - started,
+    reconciled: sync.ready,
+    lastVenueOkMsAgo: sync.lastVenueOkMs === 0 ? -1 : Date.now() - sync.lastVenueOkMs,
+    tradingState: p.risk.state,
+    liveOrders: engine.store.liveSet().size,
+    // sessions held (connected + kept for resume), of which connected / retained
+    sessions: current?.counts().sessions ?? 0,
+    sessionsConnected: current?.counts().connected ?? 0,
+    sessionsRetained: current?.counts().retained ?? 0,
+    feeds: liveFeeds(feeds),
+    // "checking" or "refuse": nothing signed leaves (orders get the retryable ClockSkew).
+    clock:
+      p.rest.clock === undefined ? undefined : { state: p.rest.clock.state, offsetMs: p.rest.clock.offsetMs },
+    surfaces: p.readiness.report(),
+  });
+  const admin = new AdminView({
+    engine,
+    gateway: () => current,
+    instruments: p.instruments,
+    metrics: p.metrics,
+    limiter: p.limiter,
+    adminToken,
+  });
+  const g = config.gateway;
+  const md = config.marketData;
+  const gateway = new Gateway(engine, {
+    token,
+    adminToken,
+    host: g.host,
+    port: g.port,
+    transport: g.transport,
+    badTokenDelayMs: g.badTokenDelayMs,
+    resumeRing: g.resumeRing,
+    maxBufferedBytes: g.maxBufferedBytes,
+    sessionRetentionMs: g.sessionRetentionMs,
+    maxRetainedSessions: g.maxRetainedSessions,
+    journal: p.journal,
+    restored,
+    marketData: md.enabled ? p.marketData.hub : undefined,
+    marketDataMaxSubscriptions: md.maxSubscriptionsPerSession,
+    marketDataMaxBufferedBytes: md.maxBufferedBytes,
+    logger: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
+    http: {
+      health: () => healthReply(p.readiness.status(), healthDetail(), flowStopped(p.journalHalt, engine)),
+      metrics: () => metricsReply(p.metrics.render()),
+      // Run-time account reads (trading fee, trade info, TDS, portfolio) signed with the gateway's keys.
+      venue: (name, query) => venueRead(p.rest.client, p.limiter, name, query),
+      admin: (auth) => admin.reply(auth, { ready: ready(), ...healthDetail() }),
+    },
+  });
+  current = gateway;
+  const busOpts = busOptions(config, log);
+  const bus = busOpts === undefined ? undefined : new Bus(busOpts);
+  if (bus !== undefined) cleanups.push(() => bus.close(0));
+  // The operator's view keeps the last fills and rejects from the same tap as the bus's drop copy.
+  gateway.tap = admin.tap(bus?.tap);
+  const local = new InProcessTransport();
+  return {
+    gateway,
+    token,
+    adminToken,
+    bus,
+    ready,
+    current: () => current,
+    async listen() {
+      try {
+        await gateway.start();
+      } catch (err) {
+        throw new StartupError(
+          `command API could not listen on ${g.host}:${g.port}: ${(err as Error).message}`,
+        );
+      }
+      cleanups.push(() => gateway.close());
+      await gateway.addTransport(local.start);
+      bus?.start(gateway, engine);
+      log.info({ url: gateway.url, transport: gateway.transportKind }, "command API open");
+    },
+    client: (o) => inProcessClient(local, token, o),
+    async close() {
+      await gateway.close();
+      current = undefined;
+      await bus?.close();
+    },
+  };
+}
