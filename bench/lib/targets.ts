@@ -1,7 +1,7 @@
 /**
- * Issue 12's targets as one table, built from the e2e suite's runs: each row names the figure, its
- * p50 and p99 ratios to the floors measured in the same configuration, the goal, whether it was met,
- * the placement and the machine's 1-minute load average while it was measured.
+ * The e2e targets as one table, built from the suite's runs: each row names the figure, its p50 and
+ * p99 ratios to the floors measured in the same configuration (the WS + HTTP floor sum, and the bare
+ * forwarder), the goal, whether it was met, the placement and the 1-minute load average meanwhile.
  */
 
 type Json = Record<string, unknown>;
@@ -124,6 +124,78 @@ export function targetRows(runs: Json[]): TargetRow[] {
     p99_ratio: null,
     goal: "≥ 30,000/s",
     met: atLeast(cPerS, 30_000),
+    placement: place(own),
+    load_average_1m: loadOf(own),
+  });
+  // The limit: every figure beside the journaled bare forwarder measured in the same run
+  // (procs/bare.ts), the journal-off one beside the gateway with its journal off.
+  const off = find("all on", "journal off");
+  const bare = (r: Json | undefined, v: string) => lat(r, `bare.${v}.sequential.total`);
+  const b50 = n(one, "vs_bare_sync.p50");
+  const b99 = n(one, "vs_bare_sync.p99");
+  rows.push({
+    target: "strategy → ack vs the journaled bare forwarder (bareSync)",
+    figure: `${lat(one, "sequential.total")}; bareSync ${bare(one, "sync")}`,
+    p50_ratio: b50,
+    p99_ratio: b99,
+    goal: "p50 ≤ 1.3× (moonshot 1.1×), p99 ≤ 1.5× bareSync",
+    met: both(atMost(b50, 1.3), atMost(b99, 1.5)),
+    placement: place(one),
+    load_average_1m: loadOf(one),
+  });
+  const o50 = n(off, "vs_bare_off.p50");
+  const o99 = n(off, "vs_bare_off.p99");
+  rows.push({
+    target: "strategy → ack, journal off, vs the bare forwarder, journal off",
+    figure: `${lat(off, "sequential.total")}; bare ${bare(off, "off")}`,
+    p50_ratio: o50,
+    p99_ratio: o99,
+    goal: "reported",
+    met: null,
+    placement: place(off),
+    load_average_1m: loadOf(off),
+  });
+  const ownB = n(one, "bare.sync.own_p50_us");
+  rows.push({
+    target: "own work (inside p50 − HTTP floor p50) vs bareSync's",
+    figure: ownWork === null ? "—" : `${ownWork} µs; bareSync ${ownB ?? "—"} µs`,
+    p50_ratio: n(one, "vs_bare_sync.own_work_p50"),
+    p99_ratio: null,
+    goal: "reported",
+    met: null,
+    placement: place(one),
+    load_average_1m: loadOf(one),
+  });
+  const bc50 = n(one, "vs_bare_sync.cancel_p50");
+  const bc99 = n(one, "vs_bare_sync.cancel_p99");
+  rows.push({
+    target: "cancel round trip vs bareSync's",
+    figure: `${lat(one, "cancel_round_trip")}; bareSync ${lat(one, "bare.sync.cancel_round_trip")}`,
+    p50_ratio: bc50,
+    p99_ratio: bc99,
+    goal: "p50 ≤ 1.3×, p99 ≤ 1.5× bareSync",
+    met: both(atMost(bc50, 1.3), atMost(bc99, 1.5)),
+    placement: place(one),
+    load_average_1m: loadOf(one),
+  });
+  const cpuB = n(own, "vs_bare_sync.cpu_per_order");
+  rows.push({
+    target: "gateway CPU per order vs bareSync's",
+    figure: `${cpu ?? "—"} µs; bareSync ${n(own, "bare.sync.throughput.cpu_us_per_order") ?? "—"} µs`,
+    p50_ratio: cpuB,
+    p99_ratio: null,
+    goal: "≤ 1.5× (moonshot 1.2×) bareSync",
+    met: atMost(cpuB, 1.5),
+    placement: place(own),
+    load_average_1m: loadOf(own),
+  });
+  rows.push({
+    target: "creates acked/s vs bareSync's",
+    figure: `${perS ?? "—"}/s; bareSync ${n(own, "bare.sync.throughput.per_s") ?? "—"}/s`,
+    p50_ratio: n(own, "vs_bare_sync.creates_per_s"),
+    p99_ratio: null,
+    goal: "reported",
+    met: null,
     placement: place(own),
     load_average_1m: loadOf(own),
   });

@@ -4,12 +4,14 @@
  * and the exchange's reference-client pattern (strategy → exchange directly, fetch + sign per call).
  *
  * Commands: connect, wsBlock, orderBlock, cancelBlock, windowed, windowedCancels, loadStart, loadStop,
- * reference, results. Ready info: { pid }.
+ * reference, results; bareConnect, bareBlock, bareCancelBlock, bareWindowed, bareResults for the bare
+ * forwarder floors (procs/bare.ts), one driver per variant. Ready info: { pid }.
  */
 import { loadKeyPair } from "../../../src/auth/keys.js";
 import { GatewayClient } from "../../../src/client/client.js";
 import { encodeC2G } from "../../../src/protocol/codec.js";
 import { BackgroundLoad } from "../background.js";
+import { BareDriver } from "../bareLoad.js";
 import { BENCH_SECRET, HFT_CREATE_BODY } from "../benchKeys.js";
 import { serveChild } from "../child.js";
 import { openWsEcho, type RoundTripper, referenceClient, timeBlock } from "../floors.js";
@@ -26,6 +28,19 @@ let hCancel = newHistogram();
 let legs = new LegHistograms();
 let spotTpl: OrderTemplate | undefined;
 let load: BackgroundLoad | undefined;
+
+/** The bare forwarders by variant ("off", "sync") and what was recorded through each. */
+interface BareState {
+  driver: BareDriver;
+  legs: LegHistograms;
+  cancel: ReturnType<typeof newHistogram>;
+}
+const bares = new Map<string, BareState>();
+function bare(key: unknown): BareState {
+  const b = bares.get(key as string);
+  if (!b) throw new Error(`bare forwarder ${String(key)} not connected`);
+  return b;
+}
 
 /** A NewOrder frame: the WS floor echoes frames of the size an order really has. */
 const ORDER_FRAME = Buffer.from(
@@ -142,6 +157,35 @@ serveChild(
         first_reject: d.answers.firstReject,
       };
     },
+    async bareConnect(a) {
+      const driver = await BareDriver.open(a.port as number, a.tpl as OrderTemplate);
+      bares.set(a.key as string, { driver, legs: new LegHistograms(), cancel: newHistogram() });
+      return null;
+    },
+    async bareBlock(a) {
+      const b = bare(a.key);
+      await b.driver.sequential(a.n as number, a.record ? b.legs : undefined);
+      return null;
+    },
+    async bareCancelBlock(a) {
+      const b = bare(a.key);
+      await b.driver.sequentialCancels(a.n as number, a.record ? b.cancel : undefined);
+      return null;
+    },
+    async bareWindowed(a) {
+      return await bare(a.key).driver.windowed(a.n as number, a.window as number);
+    },
+    bareResults(a) {
+      const b = bare(a.key);
+      const out = {
+        order: b.legs.summary(),
+        cancel: b.cancel.count > 0 ? summarize(b.cancel) : undefined,
+        answers: b.driver.answers,
+      };
+      b.legs = new LegHistograms();
+      b.cancel = newHistogram();
+      return out;
+    },
     async reference(a) {
       const rt = referenceClient(
         `http://127.0.0.1:${a.port as number}`,
@@ -158,6 +202,7 @@ serveChild(
   },
   async () => {
     echo?.close();
+    for (const b of bares.values()) b.driver.close();
     await client?.close();
   },
 );

@@ -1,0 +1,332 @@
+/**
+ * The bare forwarder: the least a Node process can do to turn a strategy's order into a venue order
+ * and its answer into an ack, measured beside the gateway as its floor. uWebSockets.js receives the
+ * NewOrder frame → a pre-built HTTP/1.1 POST (a template with a pre-signed signature and epoch, the
+ * body written in place) on a persistent `net.Socket` → the 200 scanned for `orderId` → the binary
+ * Ack, sent directly. A Cancel goes the same way as the Spot DELETE and comes back as an OrderUpdate
+ * (Cancelled). Several sockets, one request in flight on each, a FIFO when all are busy (the gateway's
+ * connection rule). No validation, no risk, no order store, no recovery: only the wire.
+ *
+ * The journaled variant ("sync") writes a 64-byte record with `writeSync` before the HTTP write and
+ * another before the ack, and `fdatasync`s every 100 ms while unsynced (the gateway journal's rule).
+ *
+ * argv: venue port, API key hex, "off" | "sync", connections. Ready info: { port, pid }.
+ */
+import { fdatasync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { COMPILED, encodeG2C, writeInt53 } from "../../../src/protocol/codec.js";
+import { OrderStatus, WS_PATH } from "../../../src/protocol/schema.js";
+import { failChild, serveChild } from "../child.js";
+
+interface UwsSocket {
+  send(m: ArrayBufferLike | Uint8Array, isBinary: boolean): number;
+}
+interface UwsLike {
+  App(): {
+    ws(
+      path: string,
+      o: {
+        compression: number;
+        idleTimeout: number;
+        maxPayloadLength: number;
+        message: (ws: UwsSocket, m: ArrayBuffer, b: boolean) => void;
+        close: (ws: UwsSocket) => void;
+      },
+    ): { listen(host: string, port: number, cb: (ls: unknown) => void): void };
+  };
+  DISABLED: number;
+  us_socket_local_port(ls: unknown): number;
+  us_listen_socket_close(ls: unknown): void;
+}
+
+const [portArg = "0", apiKey = "", journalArg = "off", connsArg = "4"] = process.argv.slice(2);
+const venuePort = Number(portArg);
+const journaled = journalArg === "sync";
+const uws = createRequire(import.meta.url)("uWebSockets.js") as UwsLike;
+
+const T_NEW_ORDER = 0x02;
+const T_CANCEL = 0x03;
+const OP_CREATE = 0;
+const OP_CANCEL = 1;
+const ID_LEN = 40;
+
+// ---- request templates: headers fixed at start (pre-signed signature and epoch slots), body in place
+
+/** A fixed-length create body; the order's link id digits are written at `linkAt` per request. */
+const CREATE_BODY =
+  '{"category":"linear","symbol":"BTCUSDT","side":"Buy","orderType":"Limit","qty":"0.005","price":"1000.0","positionIdx":0,"timeInForce":"GTC","orderLinkId":"bare-00000000000000000000"}';
+const LINK_DIGITS = 20;
+/** The cancel body: the venue id, then spaces after the closing brace up to a fixed length. */
+const CANCEL_BODY = `{"order_id":"${" ".repeat(ID_LEN)}"}`;
+const CANCEL_ID_AT = 13;
+
+interface Template {
+  buf: Buffer;
+  sigAt: number;
+  epochAt: number;
+  bodyAt: number;
+}
+
+function template(method: string, path: string, body: string): Template {
+  const head =
+    `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1:${venuePort}\r\nconnection: keep-alive\r\n` +
+    `content-type: application/json\r\nx-auth-apikey: ${apiKey}\r\nx-auth-signature: `;
+  const sigAt = head.length;
+  const mid = `${"0".repeat(128)}\r\nx-auth-epoch: `;
+  const epochAt = sigAt + mid.length;
+  const tail = `${"0".repeat(13)}\r\ncontent-length: ${body.length}\r\n\r\n`;
+  const raw = head + mid + tail + body;
+  return { buf: Buffer.from(raw, "latin1"), sigAt, epochAt, bodyAt: raw.length - body.length };
+}
+
+/** Stand-in for the pre-signer's ring: one signature and epoch per request, copied into the slots. */
+const PRESIGNED_SIG = Buffer.from("ab".repeat(64), "latin1");
+
+// ---- the ack and cancel answers, pre-encoded once and patched per order
+
+const H0 = { sessionId: 1, seq: 0, recvNs: 0, sendNs: 0 };
+const ACK = Buffer.from(encodeG2C("Ack", H0, { clOrdNo: 0, instrumentId: 1, exchangeOrderId: "" }));
+const UPDATE = Buffer.from(
+  encodeG2C("OrderUpdate", H0, {
+    clOrdNo: 0,
+    requestId: 0,
+    instrumentId: 1,
+    status: OrderStatus.Cancelled,
+    side: 1,
+    ordType: 1,
+    tif: 1,
+    exchangeOrderId: "",
+    priceTicks: 0,
+    qtyLots: 0,
+    cumQtyLots: 0,
+    leavesQtyLots: 0,
+    avgPxMantissa: 0,
+    avgPxExponent: 0,
+    lastFillPriceTicks: 0,
+    lastFillQtyLots: 0,
+    reasonCode: 0,
+  }),
+);
+const offOf = (msg: "Ack" | "OrderUpdate", field: string) =>
+  COMPILED[msg].ops.find((o) => o.name === field)!.off;
+const ACK_CLORD = offOf("Ack", "clOrdNo");
+const ACK_ID = offOf("Ack", "exchangeOrderId");
+const UPD_CLORD = offOf("OrderUpdate", "clOrdNo");
+const UPD_ID = offOf("OrderUpdate", "exchangeOrderId");
+let seq = 0;
+
+function monoNs(): number {
+  return Number(process.hrtime.bigint());
+}
+
+// ---- the journal (sync variant)
+
+const REC = Buffer.alloc(64);
+let jfd = -1;
+let jdir = "";
+let dirty = false;
+let syncing = false;
+function journal(kind: number, clOrdNo: number, t: number): void {
+  REC[0] = kind;
+  writeInt53(REC, 8, clOrdNo, false);
+  writeInt53(REC, 16, t, false);
+  writeSync(jfd, REC, 0, 64);
+  dirty = true;
+}
+function syncTick(): void {
+  if (!dirty || syncing) return;
+  dirty = false;
+  syncing = true;
+  fdatasync(jfd, () => {
+    syncing = false;
+  });
+}
+
+// ---- connections: one request in flight on each, a FIFO when all are busy
+
+interface Pending {
+  op: number;
+  ws: UwsSocket;
+  clOrdNo: number;
+  recvNs: number;
+  /** The venue id a cancel names (latin1, ≤ 40). */
+  id: string;
+}
+
+class Conn {
+  readonly create = template("POST", "/v5/order/create", CREATE_BODY);
+  readonly cancel = template("DELETE", "/trade/api/v2/order", CANCEL_BODY);
+  cur: Pending | undefined;
+  private acc: Buffer | undefined;
+  constructor(readonly sock: Socket) {
+    sock.setNoDelay(true);
+    sock.on("data", (d: Buffer) => this.onData(d));
+  }
+
+  send(p: Pending): void {
+    this.cur = p;
+    const t = p.op === OP_CREATE ? this.create : this.cancel;
+    PRESIGNED_SIG.copy(t.buf, t.sigAt);
+    t.buf.write(String(Date.now()), t.epochAt, 13, "latin1");
+    if (p.op === OP_CREATE) {
+      const digits = String(p.clOrdNo).padStart(LINK_DIGITS, "0");
+      t.buf.write(digits, t.bodyAt + CREATE_BODY.length - 2 - LINK_DIGITS, LINK_DIGITS, "latin1");
+    } else {
+      const at = t.bodyAt + CANCEL_ID_AT;
+      t.buf.fill(0x20, at, at + ID_LEN + 2);
+      const n = t.buf.write(p.id, at, ID_LEN, "latin1");
+      t.buf.write('"}', at + n, 2, "latin1");
+    }
+    if (journaled) journal(1, p.clOrdNo, p.recvNs);
+    this.sock.write(t.buf);
+  }
+
+  private onData(d: Buffer): void {
+    let b = d;
+    if (this.acc !== undefined) {
+      b = Buffer.concat([this.acc, d]);
+      this.acc = undefined;
+    }
+    const h = b.indexOf("\r\n\r\n", 0, "latin1");
+    if (h < 0) {
+      this.acc = b;
+      return;
+    }
+    const head = b.toString("latin1", 0, h).toLowerCase();
+    const cl = head.indexOf("content-length:");
+    const len = cl < 0 ? 0 : Number.parseInt(head.slice(cl + 15), 10);
+    const end = h + 4 + len;
+    if (b.length < end) {
+      this.acc = b;
+      return;
+    }
+    const p = this.cur!;
+    this.cur = undefined;
+    answer(p, b, h + 4, end);
+    next(this);
+  }
+}
+
+const ORDER_ID = Buffer.from('"orderId":"', "latin1");
+const SPOT_ID = Buffer.from('"order_id":"', "latin1");
+const CANCELLED = Buffer.from('"status":"CANCELLED"', "latin1");
+
+function answer(p: Pending, b: Buffer, from: number, end: number): void {
+  if (p.op === OP_CREATE) {
+    const k = b.indexOf(ORDER_ID, from);
+    if (k < 0 || k > end) {
+      fail(p);
+      return;
+    }
+    const s = k + ORDER_ID.length;
+    const q = b.indexOf(0x22, s);
+    ACK.fill(0, ACK_ID, ACK_ID + ID_LEN);
+    b.copy(ACK, ACK_ID, s, Math.min(q, s + ID_LEN));
+    writeInt53(ACK, ACK_CLORD, p.clOrdNo, false);
+    reply(p, ACK);
+  } else {
+    if (b.indexOf(CANCELLED, from) < 0) {
+      fail(p);
+      return;
+    }
+    const k = b.indexOf(SPOT_ID, from);
+    const s = k + SPOT_ID.length;
+    UPDATE.fill(0, UPD_ID, UPD_ID + ID_LEN);
+    if (k >= 0) b.copy(UPDATE, UPD_ID, s, Math.min(b.indexOf(0x22, s), s + ID_LEN));
+    writeInt53(UPDATE, UPD_CLORD, p.clOrdNo, false);
+    reply(p, UPDATE);
+  }
+}
+
+function reply(p: Pending, frame: Buffer): void {
+  if (journaled) journal(2, p.clOrdNo, p.recvNs);
+  writeInt53(frame, 8, ++seq, false);
+  writeInt53(frame, 16, p.recvNs, false);
+  writeInt53(frame, 24, monoNs(), false);
+  p.ws.send(frame, true);
+}
+
+/** Anything but the expected answer: the bare forwarder has no recovery; the strategy sees no ack. */
+function fail(p: Pending): void {
+  process.stderr.write(`bare forwarder: unexpected answer for ${p.clOrdNo}\n`);
+}
+
+const conns: Conn[] = [];
+const fifo: Pending[] = [];
+let fifoHead = 0;
+
+function next(c: Conn): void {
+  if (fifoHead < fifo.length) {
+    const p = fifo[fifoHead++]!;
+    if (fifoHead === fifo.length) {
+      fifo.length = 0;
+      fifoHead = 0;
+    }
+    c.send(p);
+  }
+}
+
+function submit(p: Pending): void {
+  if (fifoHead === fifo.length) {
+    for (let i = 0; i < conns.length; i++) {
+      const c = conns[i]!;
+      if (c.cur === undefined) {
+        c.send(p);
+        return;
+      }
+    }
+  }
+  fifo.push(p);
+}
+
+function onMessage(ws: UwsSocket, msg: ArrayBuffer): void {
+  const recvNs = monoNs();
+  const b = Buffer.from(msg);
+  const type = b[1];
+  const clOrdNo = b.readUInt32LE(8) + b.readUInt32LE(12) * 4294967296;
+  if (type === T_NEW_ORDER) submit({ op: OP_CREATE, ws, clOrdNo, recvNs, id: "" });
+  else if (type === T_CANCEL) {
+    let e = 16;
+    while (e < 16 + ID_LEN && b[e] !== 0) e++;
+    submit({ op: OP_CANCEL, ws, clOrdNo, recvNs, id: b.toString("latin1", 16, e) });
+  }
+}
+
+async function main(): Promise<void> {
+  if (journaled) {
+    jdir = mkdtempSync(join(tmpdir(), "hftgate-bare-"));
+    jfd = openSync(join(jdir, "journal"), "a");
+    setInterval(syncTick, 100);
+  }
+  const n = Math.max(1, Number(connsArg));
+  for (let i = 0; i < n; i++) {
+    const s = connect(venuePort, "127.0.0.1");
+    await new Promise<void>((r, j) => {
+      s.once("connect", () => r());
+      s.once("error", j);
+    });
+    conns.push(new Conn(s));
+  }
+  uws
+    .App()
+    .ws(WS_PATH, {
+      compression: uws.DISABLED,
+      idleTimeout: 0,
+      maxPayloadLength: 1024,
+      message: onMessage,
+      close: () => {},
+    })
+    .listen("127.0.0.1", 0, (ls) => {
+      if (!ls) return failChild(new Error("bare forwarder could not listen"));
+      serveChild({ port: uws.us_socket_local_port(ls), pid: process.pid }, {}, async () => {
+        uws.us_listen_socket_close(ls);
+        for (const c of conns) c.sock.destroy();
+        if (jdir !== "") rmSync(jdir, { recursive: true, force: true });
+      });
+    });
+}
+
+main().catch(failChild);
