@@ -73,7 +73,7 @@ const TABLE = [
     def: "/v5/order/cancel",
     doc: "[assumed] HFT cancel path (not in the published index)",
   },
-  // ---- amend (issue 13) ----
+  // amend
   {
     path: "venue.hftAmendPath",
     type: str(),
@@ -98,7 +98,7 @@ const TABLE = [
     def: ["linear"],
     doc: "HFT categories loaded and traded at once (each order uses its instrument's); `option` needs the key on the venue's options allowlist, and an options order from a key without it is rejected with code 403 NotAllowlisted",
   },
-  // futures (issue 13)
+  // futures
   {
     path: "venue.futuresPollMs",
     type: int(500, 600_000),
