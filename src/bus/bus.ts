@@ -10,7 +10,7 @@ import type { Config } from "../config/load.js";
 import type { GatewayEngine } from "../gateway/engineApi.js";
 import type { Gateway } from "../gateway/gateway.js";
 import { serveControl } from "./control.js";
-import { DropCopy } from "./dropCopy.js";
+import { DropCopy, type DropCopyState } from "./dropCopy.js";
 import { inboxOf } from "./permissions.js";
 import { natsSessions, type RemoteSessions } from "./sessionTransport.js";
 import { checkAccount } from "./subjects.js";
@@ -18,6 +18,7 @@ import { checkAccount } from "./subjects.js";
 export interface BusLogger {
   info(o: object, m: string): void;
   warn(o: object, m: string): void;
+  error(o: object, m: string): void;
 }
 
 export interface BusOptions {
@@ -62,6 +63,25 @@ export function busOptions(c: Config, log: BusLogger): BusOptions | undefined {
   };
 }
 
+export interface BusHealth {
+  up: boolean;
+  server: string;
+  account: string;
+  remoteConnections: number;
+  /** Set while the bus or its drop copy cannot work: /health is then `degraded`. */
+  error?: string;
+  dropCopy:
+    | { state: "off" }
+    | {
+        state: DropCopyState;
+        error?: string;
+        pending: number;
+        lastDcSeq: number;
+        lagMs: number;
+        lost: number;
+      };
+}
+
 export class Bus {
   readonly dropCopy: DropCopy | undefined;
   private nc: NatsConnection | undefined;
@@ -71,6 +91,8 @@ export class Bus {
   private connecting: Promise<void> | undefined;
   /** True while the NATS connection is up. */
   up = false;
+  /** Why the bus could not connect (it then does not retry: a configuration error, e.g. the user). */
+  connectError: string | undefined;
 
   /** Opens the drop-copy spool (no network yet); hand `tap` to the gateway before it runs. */
   constructor(readonly o: BusOptions) {
@@ -113,7 +135,12 @@ export class Bus {
         maxPingOut: 2,
       });
     } catch (err) {
-      if (!this.closed) o.log.warn({ err: String(err) }, "bus: NATS connect failed; local trading continues");
+      if (this.closed) return;
+      this.connectError = String(err);
+      o.log.error(
+        { err: this.connectError },
+        "bus: NATS connect failed; local trading continues without the bus",
+      );
       return;
     }
     if (this.closed) {
@@ -152,6 +179,30 @@ export class Bus {
   /** Remote connections open now. */
   get remoteConnections(): number {
     return this.sessions?.open ?? 0;
+  }
+
+  /** The bus for /health: connection, remote sessions and the drop copy's state (`error` names why). */
+  health(): BusHealth {
+    const dc = this.dropCopy;
+    const error = this.connectError ?? (dc?.state === "error" ? `drop copy: ${dc.error}` : undefined);
+    return {
+      up: this.up,
+      server: this.server,
+      account: this.o.account,
+      remoteConnections: this.remoteConnections,
+      ...(error !== undefined ? { error } : {}),
+      dropCopy:
+        dc === undefined
+          ? { state: "off" }
+          : {
+              state: this.connectError !== undefined ? "error" : dc.state,
+              ...(dc.error !== undefined ? { error: dc.error } : {}),
+              pending: dc.pending,
+              lastDcSeq: dc.lastDc,
+              lagMs: dc.lagMs(),
+              lost: dc.stats.lost,
+            },
+    };
   }
 
   /** After the gateway closed: publishes what it can within `drainMs`, then closes the connection. */

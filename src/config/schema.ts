@@ -456,7 +456,7 @@ const TABLE = [
     path: "risk.noReferenceLimit",
     type: oneOf("refuse", "allow"),
     def: "allow",
-    doc: "a limit order on an instrument with no (fresh) reference price: allow (counted in hftgate_risk_unreferenced_orders; its own price bounds its value) or refuse",
+    doc: "a limit order on an instrument with no (fresh) reference price: allow (counted in hftgate_risk_unreferenced_orders_total; its own price bounds its value) or refuse",
   },
   {
     path: "risk.referenceMaxAgeMs",
