@@ -20,7 +20,7 @@ import type { RestStack } from "../venue/stack.js";
 import type { VenueFeed, VenueSync } from "../venue/sync.js";
 import { AdminView } from "./adminView.js";
 import type { Engine } from "./engine.js";
-import { liveFeeds, registerBusGauges } from "./gauges.js";
+import { hftStreamHealth, liveFeeds, registerBusGauges } from "./gauges.js";
 import { flowStopped, type HealthStatus, healthReply, metricsReply, takesOrders } from "./health.js";
 import { type InProcessClientOptions, InProcessTransport, inProcessClient } from "./inProcess.js";
 import type { InstrumentBook } from "./instruments.js";
@@ -97,6 +97,7 @@ export function buildCommandApi(
     sessionsConnected: current?.counts().connected ?? 0,
     sessionsRetained: current?.counts().retained ?? 0,
     feeds: liveFeeds(feeds),
+    hftStream: hftStreamHealth(feeds),
     // "checking" or "refuse": nothing signed leaves (orders get the retryable ClockSkew).
     clock:
       p.rest.clock === undefined ? undefined : { state: p.rest.clock.state, offsetMs: p.rest.clock.offsetMs },

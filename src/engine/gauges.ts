@@ -95,6 +95,27 @@ export function liveFeeds(feeds: readonly VenueFeed[]): Record<string, boolean> 
   return out;
 }
 
+/** The HFT private stream for /health (absent when it is not configured). */
+export function hftStreamHealth(feeds: readonly VenueFeed[]): object | undefined {
+  for (const f of feeds) {
+    if (!(f instanceof StreamsFeed)) continue;
+    const h = f.sync.hftStream;
+    if (h === undefined) continue;
+    const t = h.transport.stats;
+    return {
+      up: h.up,
+      trusted: f.sync.hftTrusted,
+      lagMs: h.stats.lastLagMs,
+      lastMessageMsAgo: t.lastMessageMs === 0 ? -1 : Date.now() - t.lastMessageMs,
+      messages: t.messages,
+      reconnects: Math.max(0, t.connects - 1),
+      authFailures: t.authFailures,
+      silentTrips: h.stats.silentTrips,
+    };
+  }
+  return undefined;
+}
+
 function registerHftStreamGauges(metrics: EngineMetrics, sync: OrderSync, h: HftPrivateStream): void {
   const t = h.transport.stats;
   metrics.gauge("hftgate_hft_stream_up", "HFT private stream (NATS) connected", () => (h.up ? 1 : 0));
@@ -120,6 +141,11 @@ function registerHftStreamGauges(metrics: EngineMetrics, sync: OrderSync, h: Hft
     "hftgate_hft_stream_echoes_ahead_total",
     "HFT acks whose order the private stream showed before the create answer",
     () => h.stats.echoesAhead,
+  );
+  metrics.gauge(
+    "hftgate_hft_stream_last_message_age_seconds",
+    "Time since the last HFT private stream message, in seconds (-1 before the first)",
+    () => (t.lastMessageMs === 0 ? -1 : (Date.now() - t.lastMessageMs) / 1000),
   );
   metrics.gauge(
     "hftgate_hft_stream_lag_seconds",

@@ -155,6 +155,13 @@ describe("Grafana dashboard", () => {
       expect(page).toMatch(/^hftgate_dropcopy_up 1$/m);
       expect(page).toMatch(/^hftgate_dropcopy_error 0$/m);
       expect(page).toMatch(/^hftgate_bus_up 1$/m);
+      // /health names the same states.
+      const health = (await (await fetch(`${hx.h.httpUrl}/health`)).json()) as {
+        hftStream?: { up: boolean };
+        bus?: { up: boolean; dropCopy: { state: string } };
+      };
+      expect(health.hftStream?.up).toBe(true);
+      expect(health.bus).toMatchObject({ up: true, dropCopy: { state: "streaming" } });
     }
     expect(Number(/^process_resident_memory_bytes (\d+)/m.exec(page)?.[1])).toBeGreaterThan(1e6);
     expect(Number(/^process_open_fds (\d+)/m.exec(page)?.[1])).toBeGreaterThan(3);
