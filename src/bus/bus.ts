@@ -63,6 +63,9 @@ export function busOptions(c: Config, log: BusLogger): BusOptions | undefined {
   };
 }
 
+/** NATS down this long (at start or later) makes /health `degraded` with `bus.error`. */
+const DOWN_IS_ERROR_MS = 5_000;
+
 export interface BusHealth {
   up: boolean;
   server: string;
@@ -93,6 +96,8 @@ export class Bus {
   up = false;
   /** Why the bus could not connect (it then does not retry: a configuration error, e.g. the user). */
   connectError: string | undefined;
+  /** Since when the NATS connection has been down (ms; 0 while up or before `start`). */
+  private downSinceMs = 0;
 
   /** Opens the drop-copy spool (no network yet); hand `tap` to the gateway before it runs. */
   constructor(readonly o: BusOptions) {
@@ -108,6 +113,7 @@ export class Bus {
 
   /** Connects in the background (retrying for ever); local trading never waits for the bus. */
   start(gateway: Gateway, engine: GatewayEngine): void {
+    this.downSinceMs = Date.now();
     this.connecting = this.connectLoop(gateway, engine);
   }
 
@@ -149,6 +155,7 @@ export class Bus {
     }
     this.nc = nc;
     this.up = true;
+    this.downSinceMs = 0;
     o.log.info({ server: nc.getServer(), account: o.account }, "bus connected");
     if (o.sessions)
       this.sessions = (await gateway.addTransport(
@@ -160,10 +167,12 @@ export class Bus {
       for await (const s of nc.status()) {
         if (s.type === "disconnect") {
           this.up = false;
+          this.downSinceMs = Date.now();
           this.dropCopy?.disconnected();
           o.log.warn({ server: s.server }, "bus disconnected; local trading continues");
         } else if (s.type === "reconnect") {
           this.up = true;
+          this.downSinceMs = 0;
           this.dropCopy?.reconnected();
           o.log.info({ server: s.server }, "bus reconnected");
         }
@@ -184,7 +193,15 @@ export class Bus {
   /** The bus for /health: connection, remote sessions and the drop copy's state (`error` names why). */
   health(): BusHealth {
     const dc = this.dropCopy;
-    const error = this.connectError ?? (dc?.state === "error" ? `drop copy: ${dc.error}` : undefined);
+    const downMs = this.downSinceMs === 0 || this.closed ? 0 : Date.now() - this.downSinceMs;
+    // A short reconnect is not an error; NATS away longer than this is (remote sessions, drop copy wait).
+    const error =
+      this.connectError ??
+      (downMs > DOWN_IS_ERROR_MS
+        ? `NATS not reachable for ${Math.round(downMs / 1000)} s`
+        : dc?.state === "error"
+          ? `drop copy: ${dc.error}`
+          : undefined);
     return {
       up: this.up,
       server: this.server,

@@ -223,6 +223,11 @@ export function registerSessionGauges(metrics: EngineMetrics, gateway: () => Gat
 export function registerBusGauges(metrics: EngineMetrics, bus: Bus): void {
   metrics.gauge("hftgate_bus_up", "NATS bus connection up", () => (bus.up ? 1 : 0));
   metrics.gauge(
+    "hftgate_bus_error",
+    "1 while /health reports bus.error: the bus cannot connect (refused, or NATS unreachable over 5 s) or the drop copy cannot reach its stream",
+    () => (bus.health().error === undefined ? 0 : 1),
+  );
+  metrics.gauge(
     "hftgate_bus_remote_connections",
     "Remote strategy connections open over the bus",
     () => bus.remoteConnections,

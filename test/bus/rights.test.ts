@@ -129,6 +129,7 @@ describe.skipIf(natsMissing)("a bus with exactly the documented rights", () => {
     const page = await (await fetch(`${gwA.httpUrl}/metrics`)).text();
     expect(page).toMatch(/^hftgate_dropcopy_up 1$/m);
     expect(page).toMatch(/^hftgate_dropcopy_error 0$/m);
+    expect(page).toMatch(/^hftgate_bus_error 0$/m);
   }, 30_000);
 
   it("a drop copy that cannot start is an error on /health and in /metrics", async () => {
@@ -146,6 +147,7 @@ describe.skipIf(natsMissing)("a bus with exactly the documented rights", () => {
     expect(health.bus.dropCopy.error).toBeTruthy();
     const page = await (await fetch(`${gwB.httpUrl}/metrics`)).text();
     expect(page).toMatch(/^hftgate_dropcopy_error 1$/m);
+    expect(page).toMatch(/^hftgate_bus_error 1$/m);
     expect(page).toMatch(/^hftgate_dropcopy_up 0$/m);
     // Local trading goes on meanwhile.
     const local = gwB.client({ sessionName: "local-b" });
