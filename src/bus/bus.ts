@@ -232,6 +232,13 @@ export class Bus {
     this.nc = undefined;
     this.up = false;
     if (nc !== undefined && !nc.isClosed()) await nc.close().catch(() => {});
-    await this.connecting?.catch(() => {});
+    // A first connection still being attempted cannot be aborted: it closes itself once it succeeds
+    // (connectLoop sees `closed`); the stop does not wait for a NATS server that may never answer.
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((r) => {
+      timer = setTimeout(r, Math.min(drainMs, 250));
+    });
+    await Promise.race([this.connecting?.catch(() => {}), waited]);
+    clearTimeout(timer);
   }
 }
