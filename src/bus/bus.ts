@@ -42,6 +42,8 @@ export interface BusOptions {
   fsync: Config["journal"]["fsync"];
   fsyncIntervalMs: number;
   log: BusLogger;
+  /** NATS down this long makes /health report `bus.error` (default 5 s). */
+  downErrorMs?: number;
 }
 
 /** The bus options a configuration asks for, or undefined when the bus is off. */
@@ -197,7 +199,7 @@ export class Bus {
     // A short reconnect is not an error; NATS away longer than this is (remote sessions, drop copy wait).
     const error =
       this.connectError ??
-      (downMs > DOWN_IS_ERROR_MS
+      (downMs > (this.o.downErrorMs ?? DOWN_IS_ERROR_MS)
         ? `NATS not reachable for ${Math.round(downMs / 1000)} s`
         : dc?.state === "error"
           ? `drop copy: ${dc.error}`
