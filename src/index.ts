@@ -3,10 +3,28 @@
  * starts the venue connection (or the embedded simulator), the engine and the command API;
  * `handle.client({ sessionName })` is a GatewayClient on an in-process link (no socket) with the same
  * API and events as the WebSocket client of `hftgate/client`, which this entry re-exports with the
- * protocol's enums.
+ * protocol's enums. The NATS bus's users and rights (`usersFor`, `authorizationBlock`: what
+ * `hftgate bus users` prints) and the configuration's explanation (`explainConfig`) are here too.
  */
+
+export {
+  authorizationBlock,
+  type NatsUserEntry,
+  type Role,
+  roles,
+  type UsersRequest,
+  usersFor,
+} from "./bus/permissions.js";
 export * from "./client/index.js";
-export { type Config, ConfigError, type LoadOptions, loadConfig } from "./config/load.js";
+export {
+  type Config,
+  ConfigError,
+  type Explained,
+  explainConfig,
+  type LoadOptions,
+  loadConfig,
+  type ValueSource,
+} from "./config/load.js";
 export type { EngineHandle, StartOptions } from "./engine/engineHandle.js";
 export { type InProcessClientOptions, InProcessTransport, inProcessClient } from "./engine/inProcess.js";
 export { StartupError, startEngine } from "./engine/lifecycle.js";

@@ -10,7 +10,7 @@ import type { Config } from "../config/load.js";
 import type { GatewayEngine } from "../gateway/engineApi.js";
 import type { Gateway } from "../gateway/gateway.js";
 import { serveControl } from "./control.js";
-import { DropCopy } from "./dropCopy.js";
+import { DropCopy, type DropCopyState } from "./dropCopy.js";
 import { inboxOf } from "./permissions.js";
 import { natsSessions, type RemoteSessions } from "./sessionTransport.js";
 import { checkAccount } from "./subjects.js";
@@ -18,6 +18,7 @@ import { checkAccount } from "./subjects.js";
 export interface BusLogger {
   info(o: object, m: string): void;
   warn(o: object, m: string): void;
+  error(o: object, m: string): void;
 }
 
 export interface BusOptions {
@@ -41,6 +42,8 @@ export interface BusOptions {
   fsync: Config["journal"]["fsync"];
   fsyncIntervalMs: number;
   log: BusLogger;
+  /** NATS down this long makes /health report `bus.error` (default 5 s). */
+  downErrorMs?: number;
 }
 
 /** The bus options a configuration asks for, or undefined when the bus is off. */
@@ -62,6 +65,28 @@ export function busOptions(c: Config, log: BusLogger): BusOptions | undefined {
   };
 }
 
+/** NATS down this long (at start or later) makes /health `degraded` with `bus.error`. */
+const DOWN_IS_ERROR_MS = 5_000;
+
+export interface BusHealth {
+  up: boolean;
+  server: string;
+  account: string;
+  remoteConnections: number;
+  /** Set while the bus or its drop copy cannot work: /health is then `degraded`. */
+  error?: string;
+  dropCopy:
+    | { state: "off" }
+    | {
+        state: DropCopyState;
+        error?: string;
+        pending: number;
+        lastDcSeq: number;
+        lagMs: number;
+        lost: number;
+      };
+}
+
 export class Bus {
   readonly dropCopy: DropCopy | undefined;
   private nc: NatsConnection | undefined;
@@ -71,6 +96,10 @@ export class Bus {
   private connecting: Promise<void> | undefined;
   /** True while the NATS connection is up. */
   up = false;
+  /** Why the bus could not connect (it then does not retry: a configuration error, e.g. the user). */
+  connectError: string | undefined;
+  /** Since when the NATS connection has been down (ms; 0 while up or before `start`). */
+  private downSinceMs = 0;
 
   /** Opens the drop-copy spool (no network yet); hand `tap` to the gateway before it runs. */
   constructor(readonly o: BusOptions) {
@@ -86,6 +115,7 @@ export class Bus {
 
   /** Connects in the background (retrying for ever); local trading never waits for the bus. */
   start(gateway: Gateway, engine: GatewayEngine): void {
+    this.downSinceMs = Date.now();
     this.connecting = this.connectLoop(gateway, engine);
   }
 
@@ -113,7 +143,12 @@ export class Bus {
         maxPingOut: 2,
       });
     } catch (err) {
-      if (!this.closed) o.log.warn({ err: String(err) }, "bus: NATS connect failed; local trading continues");
+      if (this.closed) return;
+      this.connectError = String(err);
+      o.log.error(
+        { err: this.connectError },
+        "bus: NATS connect failed; local trading continues without the bus",
+      );
       return;
     }
     if (this.closed) {
@@ -122,6 +157,7 @@ export class Bus {
     }
     this.nc = nc;
     this.up = true;
+    this.downSinceMs = 0;
     o.log.info({ server: nc.getServer(), account: o.account }, "bus connected");
     if (o.sessions)
       this.sessions = (await gateway.addTransport(
@@ -133,10 +169,12 @@ export class Bus {
       for await (const s of nc.status()) {
         if (s.type === "disconnect") {
           this.up = false;
+          this.downSinceMs = Date.now();
           this.dropCopy?.disconnected();
           o.log.warn({ server: s.server }, "bus disconnected; local trading continues");
         } else if (s.type === "reconnect") {
           this.up = true;
+          this.downSinceMs = 0;
           this.dropCopy?.reconnected();
           o.log.info({ server: s.server }, "bus reconnected");
         }
@@ -154,6 +192,38 @@ export class Bus {
     return this.sessions?.open ?? 0;
   }
 
+  /** The bus for /health: connection, remote sessions and the drop copy's state (`error` names why). */
+  health(): BusHealth {
+    const dc = this.dropCopy;
+    const downMs = this.downSinceMs === 0 || this.closed ? 0 : Date.now() - this.downSinceMs;
+    // A short reconnect is not an error; NATS away longer than this is (remote sessions, drop copy wait).
+    const error =
+      this.connectError ??
+      (downMs > (this.o.downErrorMs ?? DOWN_IS_ERROR_MS)
+        ? `NATS not reachable for ${Math.round(downMs / 1000)} s`
+        : dc?.state === "error"
+          ? `drop copy: ${dc.error}`
+          : undefined);
+    return {
+      up: this.up,
+      server: this.server,
+      account: this.o.account,
+      remoteConnections: this.remoteConnections,
+      ...(error !== undefined ? { error } : {}),
+      dropCopy:
+        dc === undefined
+          ? { state: "off" }
+          : {
+              state: this.connectError !== undefined ? "error" : dc.state,
+              ...(dc.error !== undefined ? { error: dc.error } : {}),
+              pending: dc.pending,
+              lastDcSeq: dc.lastDc,
+              lagMs: dc.lagMs(),
+              lost: dc.stats.lost,
+            },
+    };
+  }
+
   /** After the gateway closed: publishes what it can within `drainMs`, then closes the connection. */
   async close(drainMs = 1000): Promise<void> {
     this.closed = true;
@@ -164,6 +234,13 @@ export class Bus {
     this.nc = undefined;
     this.up = false;
     if (nc !== undefined && !nc.isClosed()) await nc.close().catch(() => {});
-    await this.connecting?.catch(() => {});
+    // A first connection still being attempted cannot be aborted: it closes itself once it succeeds
+    // (connectLoop sees `closed`); the stop does not wait for a NATS server that may never answer.
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((r) => {
+      timer = setTimeout(r, Math.min(drainMs, 250));
+    });
+    await Promise.race([this.connecting?.catch(() => {}), waited]);
+    clearTimeout(timer);
   }
 }

@@ -57,7 +57,16 @@ const REQUEST_ID_AT = 40;
 interface Entry extends SpoolEntry {
   /** 1 = published and awaiting its ack. */
   sent: number;
+  /** When the gateway produced it (ms; for spooled ones, when this process loaded them): the lag. */
+  atMs: number;
 }
+
+/**
+ * Where the drop copy is (/health, /metrics): `connecting` before the bus's first NATS connection,
+ * `starting` while it reads its stream, `streaming`, `disconnected` while NATS is away, `error` while
+ * its stream cannot be reached or created (the reason in `error`; retried every 250 ms), `stopped`.
+ */
+export type DropCopyState = "connecting" | "starting" | "streaming" | "disconnected" | "error" | "stopped";
 
 export class DropCopy {
   private readonly spool: Spool;
@@ -76,6 +85,9 @@ export class DropCopy {
   private resyncing = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private down = false;
+  /** The last resync's failure while it has not succeeded since (the drop copy cannot start). */
+  private failure: string | undefined;
   private readonly window: number;
   private readonly stream: string;
   readonly stats = { events: 0, published: 0, lost: 0, resyncs: 0, failures: 0 };
@@ -85,7 +97,8 @@ export class DropCopy {
     this.spool = spool;
     this.ackedDc = load.ackedDc;
     this.nextDc = load.lastDc + 1;
-    for (const e of load.pending) this.queue.push({ ...e, sent: 0 });
+    const now = Date.now();
+    for (const e of load.pending) this.queue.push({ ...e, sent: 0, atMs: now });
     this.window = o.window ?? 256;
     this.stream = streamName(o.account);
     if (load.pending.length > 0)
@@ -110,7 +123,7 @@ export class DropCopy {
     const sname = session?.name ?? "";
     const copy = new Uint8Array(frame);
     this.spool.append(dc, sname, copy);
-    this.queue.push({ dc, session: sname, frame: copy, sent: 0 });
+    this.queue.push({ dc, session: sname, frame: copy, sent: 0, atMs: Date.now() });
     if (this.ready && this.inflight < this.window) queueMicrotask(this.pumpCb);
   };
 
@@ -128,6 +141,24 @@ export class DropCopy {
     return this.nextDc - 1;
   }
 
+  get state(): DropCopyState {
+    if (this.closed) return "stopped";
+    if (this.nc === undefined) return "connecting";
+    if (this.failure !== undefined) return "error";
+    if (this.down) return "disconnected";
+    return this.ready ? "streaming" : "starting";
+  }
+
+  /** Why the stream cannot be reached, while it cannot (the NATS client's error, no secret in it). */
+  get error(): string | undefined {
+    return this.failure;
+  }
+
+  /** Age of the oldest event not yet confirmed by the stream, in ms (0 when none waits). */
+  lagMs(now = Date.now()): number {
+    return this.head < this.queue.length ? now - this.queue[this.head]!.atMs : 0;
+  }
+
   /** Starts publishing on this connection (creates or updates the stream, then resyncs). */
   attach(nc: NatsConnection): void {
     this.nc = nc;
@@ -139,9 +170,11 @@ export class DropCopy {
   /** The connection went down: stop until `reconnected`. */
   disconnected(): void {
     this.ready = false;
+    this.down = true;
   }
 
   reconnected(): void {
+    this.down = false;
     if (this.nc !== undefined && !this.closed) void this.resync();
   }
 
@@ -188,10 +221,20 @@ export class DropCopy {
       this.lastStreamSeq = last;
       this.ready = true;
       this.resyncing = false;
+      if (this.failure !== undefined)
+        this.o.log.info({ stream: this.stream }, "drop copy: stream reachable again");
+      this.failure = undefined;
       this.pump();
     } catch (err) {
       this.resyncing = false;
-      this.o.log.warn({ err: String(err) }, "drop copy: stream not reachable, retrying");
+      const why = String(err);
+      // Logged when the reason changes, not at every retry; /health and /metrics show it meanwhile.
+      if (why !== this.failure)
+        this.o.log.warn(
+          { err: why, stream: this.stream },
+          "drop copy: stream not reachable, retrying every 250 ms",
+        );
+      this.failure = why;
       this.retryLater();
     }
   }

@@ -106,7 +106,56 @@ export const roles = {
   },
 };
 
-/** A nats-server `authorization` block for these users (JSON is valid NATS configuration syntax). */
+/**
+ * A nats-server `authorization` block for these users (JSON is valid NATS configuration syntax). A
+ * password of the form `$NAME` is written unquoted, a variable nats-server reads from its environment.
+ */
 export function authorizationBlock(users: readonly NatsUserEntry[]): string {
-  return `authorization {\n  users = ${JSON.stringify(users, null, 2).replace(/\n/g, "\n  ")}\n}\n`;
+  const json = JSON.stringify(users, null, 2).replace(
+    /"password": "(\$[A-Z_][A-Z0-9_]*)"/g,
+    '"password": $1',
+  );
+  return `authorization {\n  users = ${json.replace(/\n/g, "\n  ")}\n}\n`;
+}
+
+export type Role = "gateway" | "strategy" | "reader" | "admin";
+export const ROLES: readonly Role[] = ["gateway", "strategy", "reader", "admin"];
+
+/** The user name of a role of an account (the one admin has no account). */
+export function userName(role: Role, account?: string): string {
+  const prefix = { gateway: "gw", strategy: "strat", reader: "reader", admin: "admin" }[role];
+  return role === "admin" ? prefix : `${prefix}-${account}`;
+}
+
+/** `gw-A` -> `$NATS_PASSWORD_GW_A`: the environment variable nats-server reads that user's password from. */
+export function passwordVar(user: string): string {
+  return `$NATS_PASSWORD_${user.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+export interface UsersRequest {
+  accounts: readonly string[];
+  roles: readonly Role[];
+  /** Strategies also get their account's reader rights (the drop copy). */
+  strategyDropCopy: boolean;
+  /** The password of a user (default: its variable reference, `passwordVar`). */
+  password?: (user: string) => string;
+}
+
+/** The users of `hftgate bus users`: each asked role of each account, and one admin over all of them. */
+export function usersFor(r: UsersRequest): NatsUserEntry[] {
+  const pw = r.password ?? passwordVar;
+  const out: NatsUserEntry[] = [];
+  for (const role of r.roles) {
+    if (role === "admin") {
+      out.push(roles.admin(r.accounts, userName("admin"), pw(userName("admin"))));
+      continue;
+    }
+    for (const a of r.accounts) {
+      const u = userName(role, a);
+      if (role === "gateway") out.push(roles.gateway(a, u, pw(u)));
+      else if (role === "strategy") out.push(roles.strategy(a, u, pw(u), r.strategyDropCopy));
+      else out.push(roles.reader(a, u, pw(u)));
+    }
+  }
+  return out;
 }

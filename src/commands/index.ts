@@ -21,6 +21,8 @@ export const COMMANDS: Readonly<Record<string, string>> = {
   top: "top",
   bench: "bench",
   tail: "tail",
+  config: "config",
+  bus: "bus",
 };
 
 export async function loadCommand(name: string): Promise<CommandModule | undefined> {

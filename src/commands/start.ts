@@ -102,17 +102,25 @@ export function banner(h: EngineHandle, stateFile: string): string {
 
 export const run = command(spec, async (args) => {
   const { ConfigError, loadConfig } = await import("../config/load.js");
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    const recover = bool(args, "recover-from-venue");
+    config = loadConfig({
+      file: str(args, "config"),
+      overrides: recover ? { "journal.recoverFromVenue": true } : {},
+    });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    // Refused before the engine's modules load: a typo answers at once.
+    process.stderr.write(`hftgate start: ${err.message}\n`);
+    return 2;
+  }
   const { StartupError, startEngine } = await import("../engine/lifecycle.js");
   const { JournalError } = await import("../journal/records.js");
   let handle: EngineHandle;
   let stateFile: string;
   let stateLock: InstanceLock | undefined;
   try {
-    const recover = bool(args, "recover-from-venue");
-    const config = loadConfig({
-      file: str(args, "config"),
-      overrides: recover ? { "journal.recoverFromVenue": true } : {},
-    });
     stateFile = config.engine.stateFile;
     // Before anything else: a second gateway on this state file would overwrite the first's connection.
     stateLock = await lockStateFile(stateFile);

@@ -73,7 +73,7 @@ const TABLE = [
     def: "/v5/order/cancel",
     doc: "[assumed] HFT cancel path (not in the published index)",
   },
-  // ---- amend (issue 13) ----
+  // amend
   {
     path: "venue.hftAmendPath",
     type: str(),
@@ -98,7 +98,7 @@ const TABLE = [
     def: ["linear"],
     doc: "HFT categories loaded and traded at once (each order uses its instrument's); `option` needs the key on the venue's options allowlist, and an options order from a key without it is rejected with code 403 NotAllowlisted",
   },
-  // futures (issue 13)
+  // futures
   {
     path: "venue.futuresPollMs",
     type: int(500, 600_000),
@@ -456,7 +456,7 @@ const TABLE = [
     path: "risk.noReferenceLimit",
     type: oneOf("refuse", "allow"),
     def: "allow",
-    doc: "a limit order on an instrument with no (fresh) reference price: allow (counted in hftgate_risk_unreferenced_orders; its own price bounds its value) or refuse",
+    doc: "a limit order on an instrument with no (fresh) reference price: allow (counted in hftgate_risk_unreferenced_orders_total; its own price bounds its value) or refuse",
   },
   {
     path: "risk.referenceMaxAgeMs",

@@ -20,8 +20,8 @@ import type { RestStack } from "../venue/stack.js";
 import type { VenueFeed, VenueSync } from "../venue/sync.js";
 import { AdminView } from "./adminView.js";
 import type { Engine } from "./engine.js";
-import { liveFeeds } from "./gauges.js";
-import { flowStopped, healthReply, metricsReply, takesOrders } from "./health.js";
+import { hftStreamHealth, liveFeeds, registerBusGauges } from "./gauges.js";
+import { flowStopped, type HealthStatus, healthReply, metricsReply, takesOrders } from "./health.js";
 import { type InProcessClientOptions, InProcessTransport, inProcessClient } from "./inProcess.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
@@ -79,6 +79,12 @@ export function buildCommandApi(
   const started = Date.now();
   const ready = () => takesOrders(p.readiness.status());
   let current: Gateway | undefined;
+  let bus: Bus | undefined;
+  // A bus or drop copy that cannot work does not stop trading, but /health says so (degraded).
+  const healthStatus = (): HealthStatus => {
+    const s = p.readiness.status();
+    return s === "ok" && bus?.health().error !== undefined ? "degraded" : s;
+  };
   const healthDetail = () => ({
     venue: config.venue.kind,
     uptimeMs: Date.now() - started,
@@ -91,10 +97,12 @@ export function buildCommandApi(
     sessionsConnected: current?.counts().connected ?? 0,
     sessionsRetained: current?.counts().retained ?? 0,
     feeds: liveFeeds(feeds),
+    hftStream: hftStreamHealth(feeds),
     // "checking" or "refuse": nothing signed leaves (orders get the retryable ClockSkew).
     clock:
       p.rest.clock === undefined ? undefined : { state: p.rest.clock.state, offsetMs: p.rest.clock.offsetMs },
     surfaces: p.readiness.report(),
+    bus: bus?.health(),
   });
   const admin = new AdminView({
     engine,
@@ -124,7 +132,7 @@ export function buildCommandApi(
     marketDataMaxBufferedBytes: md.maxBufferedBytes,
     logger: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
     http: {
-      health: () => healthReply(p.readiness.status(), healthDetail(), flowStopped(p.journalHalt, engine)),
+      health: () => healthReply(healthStatus(), healthDetail(), flowStopped(p.journalHalt, engine)),
       metrics: () => metricsReply(p.metrics.render()),
       // Run-time account reads (trading fee, trade info, TDS, portfolio) signed with the gateway's keys.
       venue: (name, query) => venueRead(p.rest.client, p.limiter, name, query),
@@ -133,8 +141,12 @@ export function buildCommandApi(
   });
   current = gateway;
   const busOpts = busOptions(config, log);
-  const bus = busOpts === undefined ? undefined : new Bus(busOpts);
-  if (bus !== undefined) cleanups.push(() => bus.close(0));
+  bus = busOpts === undefined ? undefined : new Bus(busOpts);
+  if (bus !== undefined) {
+    const b = bus;
+    cleanups.push(() => b.close(0));
+    registerBusGauges(p.metrics, b);
+  }
   // The operator's view keeps the last fills and rejects from the same tap as the bus's drop copy.
   gateway.tap = admin.tap(bus?.tap);
   const local = new InProcessTransport();

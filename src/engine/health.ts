@@ -3,7 +3,7 @@ import type { HttpReply } from "../gateway/engineApi.js";
 
 /**
  * `ok`: every surface ready. `degraded`: orders are taken, but some surface holds, refuses or relies on
- * polling (its entry under `surfaces` says which and why). `starting`: the start-up reconciliation
+ * polling (its entry under `surfaces` says which and why), or the bus or its drop copy cannot work. `starting`: the start-up reconciliation
  * has not finished. `unavailable`: the venue has not answered for the window.
  */
 export type HealthStatus = "ok" | "degraded" | "starting" | "unavailable";

@@ -4,6 +4,7 @@
  * credit, store drops, sessions) is read lazily when /metrics is scraped.
  */
 import { type Counter, type LatencyHistogram, Registry } from "../telemetry/metrics.js";
+import { runtimeCollector } from "../telemetry/runtime.js";
 
 export const STAGES = [
   "decode",
@@ -72,10 +73,17 @@ export class EngineMetrics {
       "hftgate_resolution_escalations_total",
       "Orders whose outcome stayed unknown after the bounded queries",
     );
+    // Process and runtime metrics (CPU, memory, fds, event-loop delay, GC), rendered after ours.
+    r.collect(runtimeCollector());
   }
 
   gauge(name: string, help: string, read: () => number, labels?: Record<string, string>): void {
     this.registry.gauge(name, help, labels, read);
+  }
+
+  /** A counter kept elsewhere (a stats field), read at scrape time; its name ends in `_total`. */
+  counter(name: string, help: string, read: () => number, labels?: Record<string, string>): void {
+    this.registry.counter(name, help, labels, read);
   }
 
   render(): string {

@@ -330,15 +330,15 @@ export class Readiness implements SendGate {
         () => (slot.mode === "ready" ? 1 : slot.mode === "polling-only" ? 0 : -1),
         { surface },
       );
-      m.gauge(
-        "hftgate_surface_held_orders",
-        "New orders held for a reconciliation of their surface (counter)",
+      m.counter(
+        "hftgate_surface_held_orders_total",
+        "New orders held for a reconciliation of their surface",
         () => slot.heldTotal,
         { surface },
       );
-      m.gauge(
-        "hftgate_surface_refused_orders",
-        "New orders refused when their hold ran out (counter)",
+      m.counter(
+        "hftgate_surface_refused_orders_total",
+        "New orders refused when their hold ran out",
         () => slot.refused,
         { surface },
       );

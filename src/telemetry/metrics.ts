@@ -1,6 +1,8 @@
 /**
  * Counters, gauges and latency histograms rendered in the Prometheus text format. Recording is a
- * few arithmetic operations with no allocation, so it is safe on the hot path.
+ * few arithmetic operations with no allocation, so it is safe on the hot path. Conventions: a
+ * counter is a `counter` named `_total`, units are in the name (`_seconds`, `_bytes`); a value
+ * counted elsewhere is read at scrape time (`read`), never copied on the hot path.
  */
 
 type Kind = "counter" | "gauge" | "histogram";
@@ -26,14 +28,17 @@ export class Counter implements Metric {
     readonly name: string,
     readonly help: string,
     labels?: Record<string, string>,
+    /** A count kept elsewhere, read at scrape time (then `inc` is not used). */
+    private readonly read?: () => number,
   ) {
+    if (!name.endsWith("_total")) throw new Error(`counter ${name}: a counter's name ends in _total`);
     this.labels = labelText(labels);
   }
   inc(n = 1): void {
     this.value += n;
   }
   render(out: string[]): void {
-    out.push(`${this.name}${this.labels} ${this.value}`);
+    out.push(`${this.name}${this.labels} ${this.read ? this.read() : this.value}`);
   }
 }
 
@@ -47,6 +52,7 @@ export class Gauge implements Metric {
     labels?: Record<string, string>,
     private readonly read?: () => number,
   ) {
+    if (name.endsWith("_total")) throw new Error(`gauge ${name}: _total names a counter`);
     this.labels = labelText(labels);
   }
   set(v: number): void {
@@ -108,11 +114,18 @@ export class LatencyHistogram implements Metric {
   }
 }
 
+/** Families rendered by someone else at scrape time (runtime metrics), after the registry's own. */
+export type Collector = (out: string[]) => void;
+
 export class Registry {
   private readonly metrics: Metric[] = [];
+  private readonly collectors: Collector[] = [];
 
-  counter(name: string, help: string, labels?: Record<string, string>): Counter {
-    return this.add(new Counter(name, help, labels));
+  counter(name: string, help: string, labels?: Record<string, string>, read?: () => number): Counter {
+    return this.add(new Counter(name, help, labels, read));
+  }
+  collect(c: Collector): void {
+    this.collectors.push(c);
   }
   gauge(name: string, help: string, labels?: Record<string, string>, read?: () => number): Gauge {
     return this.add(new Gauge(name, help, labels, read));
@@ -140,6 +153,7 @@ export class Registry {
       lines.push(`# HELP ${name} ${fam[0]!.help}`, `# TYPE ${name} ${fam[0]!.kind}`);
       for (const m of fam) m.render(lines);
     }
+    for (const c of this.collectors) c(lines);
     return `${lines.join("\n")}\n`;
   }
 }

@@ -34,6 +34,8 @@ export class NatsCluster {
     readonly dir: string,
     readonly nodes: NatsNode[],
     private readonly bin: string,
+    /** Variables for nats-server's environment (passwords written as `$NAME` in the users block). */
+    private readonly env: Record<string, string> = {},
   ) {}
 
   /** `host:port` of every node. */
@@ -41,7 +43,12 @@ export class NatsCluster {
     return this.nodes.map((n) => `127.0.0.1:${n.port}`);
   }
 
-  static async start(size: 1 | 3, users: NatsUserEntry[]): Promise<NatsCluster> {
+  /** `users`: the roles' entries, or an `authorization` block as text (as `hftgate bus users` prints it). */
+  static async start(
+    size: 1 | 3,
+    users: NatsUserEntry[] | string,
+    env: Record<string, string> = {},
+  ): Promise<NatsCluster> {
     const bin = findNatsServer();
     if (bin === undefined) throw new Error("nats-server not installed");
     const dir = mkdtempSync(join(tmpdir(), "hftgate-bus-"));
@@ -53,13 +60,13 @@ export class NatsCluster {
         clusterPort: await freePort(),
         proc: undefined,
       });
-    const c = new NatsCluster(dir, nodes, bin);
+    const c = new NatsCluster(dir, nodes, bin, env);
     for (const n of nodes) c.writeConf(n, users);
     await Promise.all(nodes.map((n) => c.spawn(n)));
     return c;
   }
 
-  private writeConf(n: NatsNode, users: NatsUserEntry[]): void {
+  private writeConf(n: NatsNode, users: NatsUserEntry[] | string): void {
     const store = join(this.dir, n.name);
     mkdirSync(store, { recursive: true });
     const lines = [
@@ -74,13 +81,14 @@ export class NatsCluster {
         .join(", ");
       lines.push(`cluster { name: hftgate, listen: "127.0.0.1:${n.clusterPort}", routes: [${routes}] }`);
     }
-    lines.push(authorizationBlock(users));
+    lines.push(typeof users === "string" ? users : authorizationBlock(users));
     writeFileSync(join(this.dir, `${n.name}.conf`), lines.join("\n"), { mode: 0o600 });
   }
 
   private spawn(n: NatsNode): Promise<void> {
     const p = spawn(this.bin, ["-c", join(this.dir, `${n.name}.conf`)], {
       stdio: ["ignore", "ignore", "pipe"],
+      env: { PATH: process.env.PATH ?? "", ...this.env },
     });
     n.proc = p;
     return new Promise((resolve, reject) => {

@@ -4,6 +4,7 @@
  * goes silent (its NATS connection dropped, no goodbye), and a resume from the last seq without gaps.
  */
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -104,5 +105,11 @@ describe.skipIf(natsMissing)("remote strategy over NATS", () => {
     expect(rows.map((r) => r.seq)).toEqual([2, 3, 4]);
     expect(rows[1]!.dcSeq).toBe(rows[0]!.dcSeq + 1);
     expect(rows.every((r) => typeof r.type === "string" && r.type.length > 0)).toBe(true);
+    // Every field is the one docs/bus.md §4 documents, and no other.
+    const doc = readFileSync(new URL("../../docs/bus.md", import.meta.url), "utf8");
+    const table = doc.slice(doc.indexOf("With `--json`, one object per line:"), doc.indexOf("Retention:"));
+    const documented = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]);
+    expect(documented.length).toBeGreaterThan(5);
+    for (const r of rows) expect(Object.keys(r).sort()).toEqual([...documented].sort());
   });
 });

@@ -91,7 +91,7 @@ describe("telemetry", () => {
     expect(m).toContain("# TYPE hftgate_stage_latency_seconds histogram");
     expect(m).toMatch(/hftgate_ratelimit_credit\{class="hft.create"\} \d+/);
     expect(m).toMatch(/hftgate_sessions \d+/);
-    expect(m).toContain("hftgate_presign_misses");
+    expect(m).toContain("hftgate_presign_misses_total");
     await cancelled;
   });
 });

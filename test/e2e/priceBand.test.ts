@@ -222,7 +222,7 @@ describe("no reference price, default policy: market refused, limit allowed and 
     c.placeOrder({ instrumentId: btc, side: Side.Buy, priceTicks: ticks(t, btc, 2_700_000), qtyLots: 10 });
     await ack;
     expect(t.h.risk.stats.unreferencedLimit).toBe(1);
-    expect(t.h.metrics.render()).toMatch(/hftgate_risk_unreferenced_orders\{type="limit"\} 1/);
+    expect(t.h.metrics.render()).toMatch(/hftgate_risk_unreferenced_orders_total\{type="limit"\} 1/);
   });
 });
 

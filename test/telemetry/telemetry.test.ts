@@ -52,4 +52,14 @@ describe("metrics", () => {
     expect(text).toContain("hftgate_sessions 3");
     expect(h.quantileNs(0.5)).toBe(2000);
   });
+
+  it("holds counters to `_total` and gauges away from it, and reads counters kept elsewhere", () => {
+    const r = new Registry();
+    expect(() => r.counter("hftgate_polls", "polls")).toThrow(/_total/);
+    expect(() => r.gauge("hftgate_polls_total", "polls")).toThrow(/counter/);
+    const stats = { polls: 0 };
+    r.counter("hftgate_polls_total", "polls", undefined, () => stats.polls);
+    stats.polls = 7;
+    expect(r.render()).toContain("# TYPE hftgate_polls_total counter\nhftgate_polls_total 7\n");
+  });
 });

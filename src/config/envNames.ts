@@ -1,0 +1,47 @@
+/**
+ * `HFTGATE_*` environment names that are not configuration knobs but are read by other parts of the
+ * project (clients, benchmarks, test harnesses). `hftgate start` refuses any other unknown
+ * `HFTGATE_*` name (a misspelled knob would otherwise be ignored); these pass, as a test harness or a
+ * client shell may set them for the whole process tree. A test keeps this list complete.
+ */
+export interface OtherEnvName {
+  readonly name: string;
+  /** Who reads it. */
+  readonly readBy: "client" | "bench" | "test";
+  readonly doc: string;
+}
+
+export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
+  { name: "HFTGATE_URL", readBy: "client", doc: "command API URL for `hftgate demo` and the examples" },
+  { name: "HFTGATE_HTTP_URL", readBy: "client", doc: "the gateway's HTTP address for `hftgate top`" },
+  {
+    name: "HFTGATE_VENUE_URL",
+    readBy: "client",
+    doc: "the venue's REST base URL for the demo's market prices",
+  },
+  { name: "HFTGATE_BENCH_PROFILE", readBy: "bench", doc: "directory for CPU profiles of the gateway" },
+  { name: "HFTGATE_BENCH_OVERRIDES", readBy: "bench", doc: "JSON knob overrides for A/B runs" },
+  { name: "HFTGATE_BENCH_E2E", readBy: "bench", doc: "runs only the end-to-end configurations matching it" },
+  { name: "HFTGATE_BENCH_SIZES", readBy: "bench", doc: "JSON phase sizes (smaller runs for diagnosis)" },
+  { name: "HFTGATE_BENCH_DIR", readBy: "bench", doc: "directory of the journal benchmark's files" },
+  { name: "HFTGATE_KEEP_RUNS", readBy: "test", doc: "keep the journal of a failing chaos run" },
+  { name: "HFTGATE_KILL_SEEDS", readBy: "test", doc: "seeds of the kill-truth test" },
+  { name: "HFTGATE_KILL_SCENARIOS", readBy: "test", doc: "scenarios of the kill-truth test" },
+  { name: "HFTGATE_KILL_DEBUG", readBy: "test", doc: "print the kill-truth harness's progress" },
+  { name: "HFTGATE_CHAOS_RESULTS", readBy: "test", doc: "file the chaos tests write their rows to" },
+  { name: "HFTGATE_READINESS_OUTAGE_MS", readBy: "test", doc: "listing outage of the readiness test" },
+  { name: "HFTGATE_READINESS_TAIL_MS", readBy: "test", doc: "traffic after recovery in the readiness test" },
+  { name: "HFTGATE_OPS_DEBUG", readBy: "test", doc: "print the operations harness's gateway log lines" },
+  { name: "HFTGATE_PYTHON", readBy: "test", doc: "the Python interpreter of the Python client's tests" },
+  { name: "HFTGATE_GOLDEN", readBy: "test", doc: "golden codec frames for the Python client's tests" },
+  { name: "HFTGATE_PROTOCOL_MD", readBy: "test", doc: "PROTOCOL.md path for the Python client's tests" },
+  { name: "HFTGATE_SYMBOL", readBy: "test", doc: "instrument of the Python client's live test" },
+  { name: "HFTGATE_REST_PRICE", readBy: "test", doc: "resting price of the Python client's live test" },
+  { name: "HFTGATE_CROSS_PRICE", readBy: "test", doc: "crossing price of the Python client's live test" },
+  { name: "HFTGATE_QTY", readBy: "test", doc: "quantity of the Python client's live test" },
+  {
+    name: "HFTGATE_MD_SYMBOL",
+    readBy: "test",
+    doc: "market-data instrument of the Python client's live test",
+  },
+];
