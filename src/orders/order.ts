@@ -9,11 +9,11 @@ import { randomBytes } from "node:crypto";
 import type { OrderType, PositionIdx, Side, Surface, TimeInForce } from "../domain/types.js";
 import { Status } from "./status.js";
 
-const T0 = process.hrtime.bigint();
-/** Monotonic nanoseconds since this module loaded (a double: exact for 104 days). */
-export function monoNs(): number {
-  return Number(process.hrtime.bigint() - T0);
-}
+/**
+ * The store's timestamps are the wire's (protocol/clock.ts: the host's monotonic ns), so a time taken
+ * once per turn by the gateway or the engine can be passed in rather than read again.
+ */
+export { monoNs } from "../protocol/clock.js";
 
 export interface Order {
   /** Gateway-minted client id; sent as `orderLinkId` (HFT) / `client_order_id` (Spot). */
