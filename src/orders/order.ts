@@ -105,6 +105,8 @@ export interface NewOrderRequest {
 
 /** Shared empty execution-id set of orders without executions; the store swaps in a real set at the first id. */
 export const NO_EXEC_IDS: Set<string> = new Set();
+/** Its ring, shared the same way (frozen: a push into it throws instead of leaking ids between orders). */
+const NO_EXEC_RING: string[] = Object.freeze([]) as unknown as string[];
 
 export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): Order {
   return {
@@ -144,7 +146,7 @@ export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): O
     updatedNs: nowNs,
     history: [Status.PendingNew, nowNs],
     execIds: NO_EXEC_IDS,
-    execRing: [],
+    execRing: NO_EXEC_RING,
     execRingPos: 0,
     sends: 0,
     resolveAttempts: 0,
