@@ -34,8 +34,10 @@ export interface RequestPath {
    * instrument's grid, when the request names them); throws a typed error on bad input.
    */
   prepare(o: Order, priceText: string | undefined, qtyText: string | undefined): PreparedRequest;
-  /** The request is journaled and about to leave: the store and the counters learn it is sent. */
-  /** `nowNs`: the send's time (monoNs), taken once for the store and the round trip. */
+  /**
+   * The request is journaled and about to leave: the store and the counters learn it is sent.
+   * `nowNs`: the send's time (monoNs), taken once for the store and the round trip.
+   */
   sending(o: Order, nowNs: number): void;
   /** The venue answered 2xx (journaled, the limiter told); `rttNs` is the round trip. */
   answered(o: Order, res: unknown, rttNs: number, nowNs: number): void;
@@ -76,6 +78,9 @@ export class VenueRequest implements AnswerSink<Order> {
       path: req.path,
       attempt,
     });
+    // Journal before the socket: this turn's records (the command and this request) in one write now,
+    // whichever HTTP path sends it and whenever that path writes.
+    this.d.journal?.flushSync();
     const now = monoNs();
     path.sending(o, now);
     this.d.client.sendTo(req, this, o, now);
