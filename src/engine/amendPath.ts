@@ -17,7 +17,6 @@ import {
   type Order,
   type OrderStore,
   Status,
-  monoNs as storeNs,
   TERMINAL,
 } from "../orders/index.js";
 import { AmendFlags, AmendRejectReason, type Body, CODES } from "../protocol/schema.js";
@@ -202,9 +201,9 @@ export class AmendPath implements RequestPath {
     return s.prepareAmend(o, priceText, qtyText);
   }
 
-  sending(o: Order): void {
+  sending(o: Order, nowNs: number): void {
     // The store's clock (the resolver compares it with its own): the deadline runs from the send.
-    o.amendSentNs = storeNs();
+    o.amendSentNs = nowNs;
   }
 
   answered(o: Order): void {

@@ -147,19 +147,22 @@ export class CreatePath implements RequestPath {
     }
     let order: Order;
     try {
-      order = d.store.create({
-        sessionId: owner,
-        clientOrderNo: cmd.clOrdNo,
-        instrumentId: inst.id,
-        symbol: inst.symbol,
-        surface: inst.surface,
-        side,
-        type,
-        tif,
-        positionIdx: (inst.surface === "hft" ? cmd.positionIdx : 0) as 0 | 1 | 2,
-        priceTicks: intent.priceTicks,
-        qtyLots: cmd.qtyLots,
-      });
+      order = d.store.create(
+        {
+          sessionId: owner,
+          clientOrderNo: cmd.clOrdNo,
+          instrumentId: inst.id,
+          symbol: inst.symbol,
+          surface: inst.surface,
+          side,
+          type,
+          tif,
+          positionIdx: (inst.surface === "hft" ? cmd.positionIdx : 0) as 0 | 1 | 2,
+          priceTicks: intent.priceTicks,
+          qtyLots: cmd.qtyLots,
+        },
+        t1,
+      );
     } catch (err) {
       // Duplicate order number (e.g. reused after a restart) or bad numbers: nothing was created.
       sink.send(
@@ -279,11 +282,11 @@ export class CreatePath implements RequestPath {
     return req;
   }
 
-  sending(o: Order): void {
-    this.d.store.markSent(o.clientId);
+  sending(o: Order, nowNs: number): void {
+    this.d.store.markSent(o.clientId, nowNs);
   }
 
-  answered(o: Order, res: unknown, rttNs: number): void {
+  answered(o: Order, res: unknown, rttNs: number, nowNs: number): void {
     const d = this.d;
     d.notifier.clearTap();
     d.metrics.exchangeRtt.record(rttNs);
@@ -293,7 +296,7 @@ export class CreatePath implements RequestPath {
       this.failed(o, new ResponseShapeError("create answer without an order id", s.createEndpoint, 200));
       return;
     }
-    d.store.ackCreate(o.clientId, answer.exchangeId);
+    d.store.ackCreate(o.clientId, answer.exchangeId, nowNs);
     if (answer.record !== undefined) d.ingest.answer(o, s, answer.record);
     if (o.surface === "hft" && d.run.hftPushTrusted) d.run.hftEchoExpected?.(answer.exchangeId, o.clientId);
     // An answer with ids only: an order that may have traded at once is asked about now rather than

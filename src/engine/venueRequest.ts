@@ -34,10 +34,13 @@ export interface RequestPath {
    * instrument's grid, when the request names them); throws a typed error on bad input.
    */
   prepare(o: Order, priceText: string | undefined, qtyText: string | undefined): PreparedRequest;
-  /** The request is journaled and about to leave: the store and the counters learn it is sent. */
-  sending(o: Order): void;
+  /**
+   * The request is journaled and about to leave: the store and the counters learn it is sent.
+   * `nowNs`: the send's time (monoNs), taken once for the store and the round trip.
+   */
+  sending(o: Order, nowNs: number): void;
   /** The venue answered 2xx (journaled, the limiter told); `rttNs` is the round trip. */
-  answered(o: Order, res: unknown, rttNs: number): void;
+  answered(o: Order, res: unknown, rttNs: number, nowNs: number): void;
   /** The request failed, or was never sent (`sentNs` 0); journaled and the limiter told. */
   failed(o: Order, err: unknown, sentNs: number): void;
 }
@@ -75,16 +78,21 @@ export class VenueRequest implements AnswerSink<Order> {
       path: req.path,
       attempt,
     });
-    path.sending(o);
-    this.d.client.sendTo(req, this, o, monoNs());
+    // Journal before the socket: this turn's records (the command and this request) in one write now,
+    // whichever HTTP path sends it and whenever that path writes.
+    this.d.journal?.flushSync();
+    const now = monoNs();
+    path.sending(o, now);
+    this.d.client.sendTo(req, this, o, now);
   }
 
   answered(o: Order, res: unknown, sentNs: number): void {
     const d = this.d;
     if (d.run.dead) return;
-    const rtt = monoNs() - sentNs;
+    const now = monoNs();
+    const rtt = now - sentNs;
     recordAnswer(d.limiter, d.journal, o, this.path.op, this.cls(o), res, rtt);
-    this.path.answered(o, res, rtt);
+    this.path.answered(o, res, rtt, now);
   }
 
   failed(o: Order, err: unknown, sentNs: number): void {

@@ -74,20 +74,13 @@ interface UwsData<L> {
 
 class UwsConn implements Conn {
   closed = false;
-  private pending: Uint8Array | undefined;
-  private status: SendStatus = 1;
-  private readonly flush = (): void => {
-    this.status = this.ws.send(this.pending!, true, false) as SendStatus;
-  };
   constructor(private readonly ws: UWS.WebSocket<unknown>) {}
   send(frame: Uint8Array): SendStatus {
     if (this.closed) return 2;
-    if (uwsCorked) return this.ws.send(frame, true, false) as SendStatus;
-    // Outside a uWS callback: cork so the frame leaves in one write (no per-call closure: `flush` is bound once).
-    this.pending = frame;
-    this.ws.cork(this.flush);
-    this.pending = undefined;
-    return this.status;
+    // Outside a cork (a lone frame of its turn: outbound.ts batches the rest into one cork) uWS corks
+    // the socket itself for the one frame, header and payload in one write, without the JS callback
+    // round trip an explicit ws.cork costs.
+    return this.ws.send(frame, true, false) as SendStatus;
   }
   buffered(): number {
     return this.closed ? 0 : this.ws.getBufferedAmount();

@@ -4,7 +4,7 @@
  * `len` and `crc32` cover everything after the crc, strings are `u32 byteLength + UTF-8` and numbers
  * are f64, bytes are `u32 length + bytes` (NDJSON: base64). Both carry only the fields in SCHEMA.
  */
-import { crc32 } from "node:zlib";
+import { crc32 } from "./crc32.js";
 import {
   CODE_KIND,
   JournalError,
@@ -58,7 +58,20 @@ export function binaryBound(kind: RecordKind, src: object): number {
   return n;
 }
 
-/** Encodes into `buf` at `off` (room checked by the caller via binaryBound); returns the new offset. */
+/** SCHEMA as parallel arrays per kind code (no tuple destructuring per field on the hot path). */
+const NAMES: (readonly string[])[] = [];
+/** 0 number, 1 string, 2 bytes. */
+const TYPES: (readonly number[])[] = [];
+for (const k of Object.keys(KIND_CODE) as RecordKind[]) {
+  NAMES[KIND_CODE[k]] = SCHEMA[k].map(([n]) => n);
+  TYPES[KIND_CODE[k]] = SCHEMA[k].map(([, t]) => (t === "n" ? 0 : t === "s" ? 1 : 2));
+}
+
+/**
+ * Encodes into `buf` at `off` in one pass; returns the new offset, or -1 when the record might not
+ * fit in what is left of `buf` (nothing counts as written then: the writer moves to a buffer of
+ * `binaryBound` bytes and encodes again).
+ */
 export function encodeBinary(
   buf: Buffer,
   off: number,
@@ -69,28 +82,37 @@ export function encodeBinary(
 ): number {
   const s = src as Record<string, unknown>;
   const start = off;
-  buf[off + 8] = KIND_CODE[kind];
+  const cap = buf.length;
+  if (off + HEAD > cap) return -1;
+  const code = KIND_CODE[kind];
+  buf[off + 8] = code;
   buf.writeDoubleLE(seq, off + 9);
   buf.writeDoubleLE(ts, off + 17);
   let p = off + HEAD;
   let mask = 0;
-  const fields = SCHEMA[kind];
-  for (let i = 0; i < fields.length; i++) {
-    const [name, t] = fields[i]!;
+  const names = NAMES[code]!;
+  const types = TYPES[code]!;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     let v = s[name];
     if (v === undefined || v === null) continue;
-    if (kind === "cmd" && name === "session" && typeof v === "number") v = String(v);
-    if (t === "n") {
+    const t = types[i]!;
+    if (t === 0) {
       if (typeof v !== "number") throw new JournalError(`journal ${kind}.${name}: expected number`);
+      if (p + 8 > cap) return -1;
       buf.writeDoubleLE(v, p);
       p += 8;
-    } else if (t === "b") {
+    } else if (t === 2) {
       if (!(v instanceof Uint8Array)) throw new JournalError(`journal ${kind}.${name}: expected bytes`);
+      if (p + 4 + v.length > cap) return -1;
       buf.writeUInt32LE(v.length, p);
       buf.set(v, p + 4);
       p += 4 + v.length;
     } else {
+      if (kind === "cmd" && typeof v === "number" && name === "session") v = String(v);
       if (typeof v !== "string") throw new JournalError(`journal ${kind}.${name}: expected string`);
+      // At most 3 UTF-8 bytes per UTF-16 unit: checked before writing (Buffer#write truncates silently).
+      if (p + 4 + 3 * v.length > cap) return -1;
       const n = writeUtf8(buf, v, p + 4);
       buf.writeUInt32LE(n, p);
       p += 4 + n;
@@ -99,7 +121,7 @@ export function encodeBinary(
   }
   buf.writeUInt16LE(mask, start + HEAD - 2);
   buf.writeUInt32LE(p - start - 8, start);
-  buf.writeUInt32LE(crc32(buf.subarray(start + 8, p)), start + 4);
+  buf.writeUInt32LE(crc32(buf, start + 8, p), start + 4);
   return p;
 }
 
@@ -134,7 +156,7 @@ export function frameEnd(buf: Buffer, off: number): number | FrameFault {
   if (end > buf.length) return "incomplete";
   const kind = CODE_KIND[buf[off + 8]!];
   if (kind === undefined) return "malformed";
-  if (crc32(buf.subarray(off + 8, end)) !== buf.readUInt32LE(off + 4)) return "checksum";
+  if (crc32(buf, off + 8, end) !== buf.readUInt32LE(off + 4)) return "checksum";
   const mask = buf.readUInt16LE(off + HEAD - 2);
   let p = off + HEAD;
   const fields = SCHEMA[kind];
@@ -158,7 +180,7 @@ export function decodeBinary(buf: Buffer, off: number): DecodeOutcome {
   const len = buf.readUInt32LE(off);
   const end = off + 8 + len;
   if (len < HEAD - 8 || end > buf.length) return "torn";
-  if (crc32(buf.subarray(off + 8, end)) !== buf.readUInt32LE(off + 4)) return "corrupt";
+  if (crc32(buf, off + 8, end) !== buf.readUInt32LE(off + 4)) return "corrupt";
   const kind = CODE_KIND[buf[off + 8]!];
   if (kind === undefined) return "corrupt";
   const rec: Record<string, unknown> = {

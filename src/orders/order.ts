@@ -9,11 +9,11 @@ import { randomBytes } from "node:crypto";
 import type { OrderType, PositionIdx, Side, Surface, TimeInForce } from "../domain/types.js";
 import { Status } from "./status.js";
 
-const T0 = process.hrtime.bigint();
-/** Monotonic nanoseconds since this module loaded (a double: exact for 104 days). */
-export function monoNs(): number {
-  return Number(process.hrtime.bigint() - T0);
-}
+/**
+ * The store's timestamps are the wire's (protocol/clock.ts: the host's monotonic ns), so a time taken
+ * once per turn by the gateway or the engine can be passed in rather than read again.
+ */
+export { monoNs } from "../protocol/clock.js";
 
 export interface Order {
   /** Gateway-minted client id; sent as `orderLinkId` (HFT) / `client_order_id` (Spot). */
@@ -105,6 +105,8 @@ export interface NewOrderRequest {
 
 /** Shared empty execution-id set of orders without executions; the store swaps in a real set at the first id. */
 export const NO_EXEC_IDS: Set<string> = new Set();
+/** Its ring, shared the same way (frozen: a push into it throws instead of leaking ids between orders). */
+const NO_EXEC_RING: string[] = Object.freeze([]) as unknown as string[];
 
 export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): Order {
   return {
@@ -144,7 +146,7 @@ export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): O
     updatedNs: nowNs,
     history: [Status.PendingNew, nowNs],
     execIds: NO_EXEC_IDS,
-    execRing: [],
+    execRing: NO_EXEC_RING,
     execRingPos: 0,
     sends: 0,
     resolveAttempts: 0,

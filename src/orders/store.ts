@@ -597,7 +597,10 @@ export class OrderStore {
         r.drop = "duplicate_exec";
         return;
       }
-      if (o.execIds === NO_EXEC_IDS) o.execIds = new Set();
+      if (o.execIds === NO_EXEC_IDS) {
+        o.execIds = new Set();
+        o.execRing = [];
+      }
       o.execIds.add(id);
       if (o.execRing.length < this.maxExecIds) o.execRing.push(id);
       else {
