@@ -45,7 +45,8 @@ async function cancels(deleteBodyKeepAlive: boolean | undefined, n: number): Pro
     keys,
     spotBaseUrl: url,
     hftBaseUrl: url,
-    http: { connections: 2, prewarm: 1, deleteBodyKeepAlive },
+    // undici's own connection handling: the order requests stay off the fast path here.
+    http: { connections: 2, prewarm: 1, deleteBodyKeepAlive, fastPath: false },
     presign: false,
     clock: false,
   });
@@ -88,7 +89,8 @@ describe("warm connections", () => {
         keys,
         spotBaseUrl: s.url,
         hftBaseUrl: s.url,
-        http: { connections: 4, keepWarmMs },
+        // The undici pool's warm-up (the fast path's sockets: test/rest/fastPath.test.ts).
+        http: { connections: 4, keepWarmMs, fastPath: false },
         presign: false,
         clock: false,
       });
