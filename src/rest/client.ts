@@ -51,7 +51,8 @@ export interface HttpOptions {
   deleteBodyKeepAlive?: boolean;
   /**
    * Order requests (the endpoints of `RestClientOptions.fast`) on the fast path's own sockets
-   * (src/rest/fast/); false sends them on undici like every other request. Default true.
+   * (src/rest/fast/); false sends them on undici like every other request. Default false (config
+   * `http.fastPath`); `createRestStack` callers opt in.
    */
   fastPath?: boolean;
 }
@@ -141,7 +142,7 @@ export class RestClient {
     this.spotConns = this.connsFor(opts.spotBaseUrl ?? DEFAULT_BASE_URL, h);
     this.hftConns = this.connsFor(opts.hftBaseUrl ?? DEFAULT_BASE_URL, h);
     this.fast =
-      opts.fast === undefined || h.fastPath === false
+      opts.fast === undefined || h.fastPath !== true
         ? undefined
         : new FastPath(
             opts.fast,
@@ -232,10 +233,9 @@ export class RestClient {
   async close(): Promise<void> {
     if (this.warmTimer !== undefined) clearInterval(this.warmTimer);
     this.warmTimer = undefined;
-    this.fast?.close();
     const sets = [...this.origins.values()];
     this.origins.clear();
-    await Promise.all(sets.map((c) => c.close()));
+    await Promise.all([this.fast?.close(), ...sets.map((c) => c.close())]);
   }
 
   // ---------- assembly ----------

@@ -45,8 +45,7 @@ async function cancels(deleteBodyKeepAlive: boolean | undefined, n: number): Pro
     keys,
     spotBaseUrl: url,
     hftBaseUrl: url,
-    // undici's own connection handling: the order requests stay off the fast path here.
-    http: { connections: 2, prewarm: 1, deleteBodyKeepAlive, fastPath: false },
+    http: { connections: 2, prewarm: 1, deleteBodyKeepAlive },
     presign: false,
     clock: false,
   });
@@ -89,8 +88,7 @@ describe("warm connections", () => {
         keys,
         spotBaseUrl: s.url,
         hftBaseUrl: s.url,
-        // The undici pool's warm-up (the fast path's sockets: test/rest/fastPath.test.ts).
-        http: { connections: 4, keepWarmMs, fastPath: false },
+        http: { connections: 4, keepWarmMs },
         presign: false,
         clock: false,
       });

@@ -207,7 +207,8 @@ export class FastPath {
     return failed;
   }
 
-  close(): void {
-    for (const o of this.byOrigin) o.close();
+  /** Resolves once the requests in flight are answered or have failed; waiting ones fail unsent. */
+  async close(): Promise<void> {
+    await Promise.all(this.byOrigin.map((o) => o.close()));
   }
 }

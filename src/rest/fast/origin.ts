@@ -117,6 +117,8 @@ export class FastOrigin {
         } else if (c.state === S_CONNECTING) live = true;
       }
     } else live = true;
+    // A socket the venue closed while idle reopens now, and takes the oldest waiting request.
+    if (live) this.reopen();
     if (!live) {
       // No socket can take it soon: the general client sends it; the sockets reopen meanwhile.
       this.reopen();
@@ -141,15 +143,33 @@ export class FastOrigin {
     return true;
   }
 
-  close(): void {
+  /**
+   * Stops taking requests (waiting ones fail as not sent, as the connection set's do) and resolves once
+   * the requests in flight are answered or have failed (their timeouts still run), like undici's close.
+   */
+  close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.sweepTimer);
     const waiting = this.fifo.slice(this.fifoHead);
     this.fifo.length = 0;
     this.fifoHead = 0;
     for (const j of waiting)
       j.fail(codeError("HFTGATE_NOT_SENT", "connections closed; request not sent"), false);
-    for (const c of this.conns) this.drop(c, codeError("UND_ERR_DESTROYED", "connection closed"));
+    return new Promise<void>((resolve) => {
+      this.closedAll = resolve;
+      this.settleClose();
+    });
+  }
+
+  private closedAll: (() => void) | undefined = undefined;
+
+  /** After close: once nothing is in flight, every socket goes and close() resolves. */
+  private settleClose(): void {
+    if (!this.closed || this.inFlight > 0 || this.closedAll === undefined) return;
+    clearInterval(this.sweepTimer);
+    for (const c of this.conns) if (c.sock !== undefined) this.drop(c, undefined);
+    const done = this.closedAll;
+    this.closedAll = undefined;
+    done();
   }
 
   // ---------- writing ----------
@@ -255,6 +275,7 @@ export class FastOrigin {
     if (r.close) this.drop(c, undefined);
     else this.next(c);
     job.complete(status, retryAfter, body);
+    this.settleClose();
   }
 
   private next(c: Conn): void {
@@ -288,6 +309,7 @@ export class FastOrigin {
     if (job !== undefined) {
       this.inFlight--;
       job.fail(err ?? codeError("UND_ERR_SOCKET", "connection closed"), true);
+      this.settleClose();
     }
     if (!this.closed && this.conns.every((x) => x.state === S_DEAD)) this.flushToFallback();
   }
@@ -317,7 +339,15 @@ export class FastOrigin {
 
   /** Reopens every closed socket (in the background). */
   private reopen(): void {
+    if (this.dead === 0) return;
     for (const c of this.conns) if (c.state === S_DEAD) void this.open(c);
+  }
+
+  /** Sockets closed and not reopening. */
+  private get dead(): number {
+    let n = 0;
+    for (const c of this.conns) if (c.state === S_DEAD) n++;
+    return n;
   }
 
   private open(c: Conn): Promise<boolean> {
