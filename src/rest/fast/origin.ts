@@ -40,6 +40,8 @@ const S_CONNECTING = 1;
 const S_READY = 2;
 
 const SCRATCH = 2048;
+/** A socket the venue closed after being open at least this long is reopened at once. */
+const REOPEN_AFTER_MS = 1_000;
 
 class Conn {
   state = S_DEAD;
@@ -49,6 +51,8 @@ class Conn {
   /** Date.now() past which the request in flight has timed out (0: none). */
   deadline = 0;
   scratch = Buffer.allocUnsafe(SCRATCH);
+  /** Date.now() when the socket connected (an idle close after a while reopens it at once). */
+  openedAt = 0;
   constructor(readonly index: number) {}
 }
 
@@ -311,7 +315,11 @@ export class FastOrigin {
       job.fail(err ?? codeError("UND_ERR_SOCKET", "connection closed"), true);
       this.settleClose();
     }
-    if (!this.closed && this.conns.every((x) => x.state === S_DEAD)) this.flushToFallback();
+    if (this.closed) return;
+    // The venue closed an idle socket (its keep-alive timeout): reopen it now, as undici would on
+    // the next request, unless it had just opened (a venue refusing to keep it gets no loop).
+    if (job === undefined && c.openedAt > 0 && Date.now() - c.openedAt > REOPEN_AFTER_MS) void this.open(c);
+    else if (this.conns.every((x) => x.state === S_DEAD)) this.flushToFallback();
   }
 
   private flushToFallback(): void {
@@ -354,6 +362,7 @@ export class FastOrigin {
     if (c.state === S_READY) return Promise.resolve(true);
     if (this.closed) return Promise.resolve(false);
     c.state = S_CONNECTING;
+    c.openedAt = 0;
     const u = this.url;
     const tls = u.protocol === "https:";
     const port = Number(u.port || (tls ? 443 : 80));
@@ -382,6 +391,7 @@ export class FastOrigin {
           return;
         }
         c.state = S_READY;
+        c.openedAt = Date.now();
         s.on("data", (d: Buffer) => this.onData(c, d));
         s.on("end", () => this.onEnd(c));
         s.on("error", (e: Error) => this.drop(c, e));
