@@ -20,6 +20,7 @@ import {
   transportError,
   ValidationError,
 } from "./errors.js";
+import { FastPath, type FastPathSpec } from "./fast/fastPath.js";
 import { V5_RET } from "./wire.js";
 
 /** [assumed] the local simulator's default address; the real hosts are in REAL_HOSTS. */
@@ -48,6 +49,12 @@ export interface HttpOptions {
    * would pay a new TCP (and TLS) connection. The venue documents the DELETE body and reads it.
    */
   deleteBodyKeepAlive?: boolean;
+  /**
+   * Order requests (the endpoints of `RestClientOptions.fast`) on the fast path's own sockets
+   * (src/rest/fast/); false sends them on undici like every other request. Default false (config
+   * `http.fastPath`); `createRestStack` callers opt in.
+   */
+  fastPath?: boolean;
 }
 
 export interface RestClientOptions {
@@ -63,6 +70,8 @@ export interface RestClientOptions {
    * explain it?) is attached to the AuthError as `clockExplains`. The clock guard (venue/stack.ts).
    */
   onUnauthorized?: (epochMs: number | undefined) => Promise<boolean>;
+  /** The order endpoints a venue sends on the fast path (src/rest/fast/), when `http.fastPath`. */
+  fast?: FastPathSpec;
 }
 
 export type Query = ReadonlyArray<readonly [string, string]>;
@@ -115,6 +124,8 @@ export class RestClient {
   /** undici's `reset` for a DELETE with a body: false keeps the connection (see HttpOptions). */
   private readonly deleteReset: boolean | undefined;
   private readonly onUnauthorized: RestClientOptions["onUnauthorized"];
+  /** The fast path for order requests, when on (src/rest/fast/). */
+  private readonly fast: FastPath | undefined;
 
   constructor(opts: RestClientOptions) {
     this.apiKey = opts.apiKey;
@@ -130,6 +141,25 @@ export class RestClient {
       (h.connectTimeoutMs ?? 2_000) + (h.headersTimeoutMs ?? 5_000) + (h.bodyTimeoutMs ?? 5_000);
     this.spotConns = this.connsFor(opts.spotBaseUrl ?? DEFAULT_BASE_URL, h);
     this.hftConns = this.connsFor(opts.hftBaseUrl ?? DEFAULT_BASE_URL, h);
+    this.fast =
+      opts.fast === undefined || h.fastPath !== true
+        ? undefined
+        : new FastPath(
+            opts.fast,
+            this.spotConns.origin,
+            this.hftConns.origin,
+            {
+              connections: this.connections,
+              connectTimeoutMs: h.connectTimeoutMs ?? 2_000,
+              headersTimeoutMs: h.headersTimeoutMs ?? 5_000,
+              bodyTimeoutMs: h.bodyTimeoutMs ?? 5_000,
+            },
+            {
+              send: (req, sink, ctx, stamp) => this.sendGeneral(req, sink, ctx, stamp),
+              parse: parseResponse,
+              onUnauthorized: this.onUnauthorized,
+            },
+          );
   }
 
   private connsFor(base: string, h: HttpOptions): ClientSet {
@@ -154,6 +184,7 @@ export class RestClient {
    */
   async start(): Promise<number> {
     const failed = await this.warmRound(this.prewarmN, false);
+    if (this.fast !== undefined) await this.fast.start();
     if (this.keepWarmMs > 0 && this.warmTimer === undefined) {
       this.warmTimer = setInterval(() => void this.warmRound(this.connections, true), this.keepWarmMs);
       this.warmTimer.unref();
@@ -187,6 +218,14 @@ export class RestClient {
       }
     }
     if (idleOnly && jobs.length > 0) this.warmStats.rounds++;
+    if (this.fast !== undefined && idleOnly) {
+      const c = this.catalogue;
+      jobs.push(
+        this.fast.warm(n, true, c["spot.time"], c["hft.marketTime"]).then((f) => {
+          failed += f;
+        }),
+      );
+    }
     await Promise.all(jobs);
     return failed;
   }
@@ -196,7 +235,7 @@ export class RestClient {
     this.warmTimer = undefined;
     const sets = [...this.origins.values()];
     this.origins.clear();
-    await Promise.all(sets.map((c) => c.close()));
+    await Promise.all([this.fast?.close(), ...sets.map((c) => c.close())]);
   }
 
   // ---------- assembly ----------
@@ -257,6 +296,13 @@ export class RestClient {
    * undici's dispatch API with a small collector: measurably cheaper than `request` (no stream).
    */
   sendTo<C>(req: PreparedRequest, sink: AnswerSink<C>, ctx: C, stamp: number): void {
+    const fast = this.fast;
+    if (fast?.carries(req.endpoint)) fast.send(req, sink as AnswerSink<unknown>, ctx, stamp);
+    else this.sendGeneral(req, sink, ctx, stamp);
+  }
+
+  /** The general client: undici, every endpoint. */
+  private sendGeneral<C>(req: PreparedRequest, sink: AnswerSink<C>, ctx: C, stamp: number): void {
     const ep = req.endpoint;
     // Spot and Futures v2 share the host (coinswitch.co); HFT has its own.
     const set = ep.surface === "hft" ? this.hftConns : this.spotConns;

@@ -7,7 +7,7 @@
  */
 import type { Surface } from "../domain/types.js";
 import type { EndpointId } from "../rest/catalogue.js";
-import { type PreparedRequest, RestClient } from "../rest/client.js";
+import { type PreparedRequest, RestClient, type RestClientOptions } from "../rest/client.js";
 import { InvalidRequestError } from "../rest/errors.js";
 import type {
   FuturesInstrument,
@@ -24,6 +24,7 @@ import type {
   V5OrderRecord,
   V5Position,
 } from "../rest/wire.js";
+import { FAST_REQUESTS } from "./fastRequests.js";
 import { prepareFuturesCancel } from "./futures/cancel.js";
 import { type FuturesCreateParams, prepareFuturesCreate } from "./futures/create.js";
 import { futuresInstrumentInfo, getFuturesOrder, listFuturesOpen } from "./futures/reads.js";
@@ -52,6 +53,11 @@ import {
 
 export class VenueClient extends RestClient {
   private readonly grids = new Map<string, OrderGrid>();
+
+  /** The venues' order requests go on the fast path unless `opts.fast` says otherwise. */
+  constructor(opts: RestClientOptions) {
+    super({ fast: FAST_REQUESTS, ...opts });
+  }
 
   /** Registers an instrument's grid so order helpers can validate price and quantity. */
   setGrid(surface: Surface, symbol: string, grid: OrderGrid): void {

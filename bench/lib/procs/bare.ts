@@ -160,10 +160,36 @@ class Conn {
   readonly create = template("POST", "/v5/order/create", CREATE_BODY);
   readonly cancel = template("DELETE", "/trade/api/v2/order", CANCEL_BODY);
   cur: Pending | undefined;
+  sock: Socket | undefined;
+  /** Connected; a socket the stub closed (idle past its headers timeout: a 408) reopens at once. */
+  ready = false;
   private acc: Buffer | undefined;
-  constructor(readonly sock: Socket) {
-    sock.setNoDelay(true);
-    sock.on("data", (d: Buffer) => this.onData(d));
+
+  open(): Promise<void> {
+    const s = connect(venuePort, "127.0.0.1");
+    s.setNoDelay(true);
+    this.sock = s;
+    return new Promise<void>((resolve, reject) => {
+      s.once("error", reject);
+      s.once("connect", () => {
+        s.off("error", reject);
+        s.on("error", () => {});
+        s.on("data", (d: Buffer) => this.onData(d));
+        s.on("close", () => this.onClose(s));
+        this.ready = true;
+        resolve();
+        next(this);
+      });
+    });
+  }
+
+  private onClose(s: Socket): void {
+    if (this.sock !== s || stopping) return;
+    this.ready = false;
+    this.acc = undefined;
+    if (this.cur !== undefined) fail(this.cur);
+    this.cur = undefined;
+    void this.open().catch(() => {});
   }
 
   send(p: Pending): void {
@@ -181,7 +207,7 @@ class Conn {
       t.buf.write('"}', at + n, 2, "latin1");
     }
     if (journaled) journal(1, p.clOrdNo, p.recvNs);
-    this.sock.write(t.buf);
+    this.sock!.write(t.buf);
   }
 
   private onData(d: Buffer): void {
@@ -203,7 +229,17 @@ class Conn {
       this.acc = b;
       return;
     }
-    const p = this.cur!;
+    const p = this.cur;
+    if (p === undefined) {
+      // An answer with no request in flight: reported, never taken for another order's.
+      process.stderr.write(
+        `bare forwarder: unexpected bytes ${JSON.stringify(b.toString("latin1", 0, 120))}\n`,
+      );
+      return;
+    }
+    if (b.length > end) {
+      process.stderr.write(`bare forwarder: ${b.length - end} bytes after an answer\n`);
+    }
     this.cur = undefined;
     answer(p, b, h + 4, end);
     next(this);
@@ -255,11 +291,12 @@ function fail(p: Pending): void {
 }
 
 const conns: Conn[] = [];
+let stopping = false;
 const fifo: Pending[] = [];
 let fifoHead = 0;
 
 function next(c: Conn): void {
-  if (fifoHead < fifo.length) {
+  if (fifoHead < fifo.length && c.ready && c.cur === undefined) {
     const p = fifo[fifoHead++]!;
     if (fifoHead === fifo.length) {
       fifo.length = 0;
@@ -273,7 +310,7 @@ function submit(p: Pending): void {
   if (fifoHead === fifo.length) {
     for (let i = 0; i < conns.length; i++) {
       const c = conns[i]!;
-      if (c.cur === undefined) {
+      if (c.ready && c.cur === undefined) {
         c.send(p);
         return;
       }
@@ -303,12 +340,9 @@ async function main(): Promise<void> {
   }
   const n = Math.max(1, Number(connsArg));
   for (let i = 0; i < n; i++) {
-    const s = connect(venuePort, "127.0.0.1");
-    await new Promise<void>((r, j) => {
-      s.once("connect", () => r());
-      s.once("error", j);
-    });
-    conns.push(new Conn(s));
+    const c = new Conn();
+    await c.open();
+    conns.push(c);
   }
   uws
     .App()
@@ -322,8 +356,9 @@ async function main(): Promise<void> {
     .listen("127.0.0.1", 0, (ls) => {
       if (!ls) return failChild(new Error("bare forwarder could not listen"));
       serveChild({ port: uws.us_socket_local_port(ls), pid: process.pid }, {}, async () => {
+        stopping = true;
         uws.us_listen_socket_close(ls);
-        for (const c of conns) c.sock.destroy();
+        for (const c of conns) c.sock?.destroy();
         if (jdir !== "") rmSync(jdir, { recursive: true, force: true });
       });
     });

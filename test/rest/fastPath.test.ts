@@ -1,0 +1,367 @@
+/**
+ * The fast HTTP path for order requests (src/rest/fast/): the venue receives the same bytes as from
+ * the general (undici) client for every create, cancel and amend of Spot, HFT and Futures; answers
+ * the minimal reader does not expect (chunked, a 5xx HTML page, a reset mid-answer, no answer) have
+ * the general client's outcome; the sockets are kept warm. Against a raw TCP server on 127.0.0.1
+ * that records every request's bytes and answers as each test asks.
+ */
+import { createServer, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadKeyPair } from "../../src/auth/keys.js";
+import type { AnswerSink, PreparedRequest } from "../../src/rest/client.js";
+import { OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
+import { scanV5Ack } from "../../src/venue/hft/ackText.js";
+import { prepareHftAmend } from "../../src/venue/hft/amend.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import { createRestStack, type RestStack } from "../../src/venue/stack.js";
+
+const keys = loadKeyPair("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
+
+const V5_OK =
+  '{"retCode":0,"retMsg":"OK","result":{"orderId":"v5-1","orderLinkId":"link-1"},"retExtInfo":{},"time":1}';
+const SPOT_OK =
+  '{"data":{"order_id":"s-1","client_order_id":null,"symbol":"BTC/INR","price":2000000,"average_price":0,"orig_qty":0.00005,"executed_qty":0,"status":"OPEN","side":"BUY","type":"LIMIT","exchange":"coinswitchx","order_source":"API_TRADING","created_time":1,"updated_time":1}}';
+
+/** How the server answers the next request: raw bytes, a reset after some bytes, or nothing. */
+type Answer = { raw: string } | { resetAfter: string } | { silent: true };
+const ok = (body: string): Answer => ({
+  raw: `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+});
+
+let server: Server;
+let base = "";
+/** Every request's bytes, in arrival order. */
+const requests: string[] = [];
+let nextAnswer: Answer | undefined;
+/** Server-side sockets (for the test that closes them all). */
+const liveSockets: Socket[] = [];
+
+/** Splits a connection's bytes into requests (Content-Length framing) and answers each. */
+function onConnection(sock: Socket): void {
+  let acc = Buffer.alloc(0);
+  liveSockets.push(sock);
+  sock.on("error", () => {});
+  sock.on("data", (d: Buffer) => {
+    acc = Buffer.concat([acc, d]);
+    for (;;) {
+      const h = acc.indexOf("\r\n\r\n");
+      if (h < 0) return;
+      const m = /content-length: *(\d+)/i.exec(acc.toString("latin1", 0, h));
+      const end = h + 4 + (m ? Number(m[1]) : 0);
+      if (acc.length < end) return;
+      const req = acc.toString("utf8", 0, end);
+      acc = acc.subarray(end);
+      requests.push(req);
+      answer(sock, req);
+    }
+  });
+}
+
+function answer(sock: Socket, req: string): void {
+  if (req.startsWith("GET ")) {
+    const t = '{"serverTime":1}';
+    sock.write(`HTTP/1.1 200 OK\r\ncontent-length: ${t.length}\r\n\r\n${t}`);
+    return;
+  }
+  const a = nextAnswer ?? ok(req.includes("/v5/") ? V5_OK : SPOT_OK);
+  nextAnswer = undefined;
+  if ("raw" in a) sock.write(a.raw);
+  else if ("resetAfter" in a) sock.write(a.resetAfter, () => sock.resetAndDestroy());
+}
+
+interface Outcome {
+  ok: boolean;
+  value: unknown;
+}
+
+/** One request through `sendTo`; resolves with its outcome. */
+function send(stack: RestStack, req: PreparedRequest): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const sink: AnswerSink<number> = {
+      answered: (_c, value) => resolve({ ok: true, value }),
+      failed: (_c, value) => resolve({ ok: false, value }),
+    };
+    stack.client.sendTo(req, sink, 0, 0);
+  });
+}
+
+let fast: RestStack;
+let general: RestStack;
+
+function stackOf(fastPath: boolean, extra: Record<string, number> = {}): RestStack {
+  return createRestStack({
+    keys,
+    spotBaseUrl: base,
+    hftBaseUrl: base,
+    http: { connections: 2, keepWarmMs: 0, fastPath, ...extra },
+    presign: false,
+    clock: false,
+  });
+}
+
+beforeAll(async () => {
+  server = createServer(onConnection);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  fast = stackOf(true);
+  general = stackOf(false);
+  await Promise.all([fast.start(), general.start()]);
+});
+
+afterAll(async () => {
+  await Promise.all([fast.stop(), general.stop()]);
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+const BTC = makeGrid("0.1", "0.001");
+const SPOT = makeGrid("1", "0.00001");
+
+/** The order requests of every venue, prepared once and sent through both paths. */
+const ORDERS: [string, (s: RestStack) => PreparedRequest][] = [
+  [
+    "Spot create",
+    (s) =>
+      s.client.prepareSpotCreate(
+        {
+          symbol: "BTC/INR",
+          side: "buy",
+          price: "2000000",
+          quantity: "0.00005",
+          exchange: "coinswitchx",
+          clientOrderId: "cl-1",
+        },
+        SPOT,
+      ),
+  ],
+  ["Spot cancel", (s) => s.client.prepareSpotCancel("s-1")],
+  [
+    "HFT create",
+    (s) =>
+      s.client.prepareHftCreate(
+        {
+          category: "linear",
+          symbol: "BTCUSDT",
+          side: "buy",
+          orderType: "limit",
+          qty: "0.005",
+          price: "1000.0",
+          positionIdx: 0,
+          timeInForce: "GTC",
+          orderLinkId: "link-1",
+        },
+        BTC,
+      ),
+  ],
+  [
+    "HFT cancel",
+    (s) => s.client.prepareHftCancel({ category: "linear", symbol: "BTCUSDT", orderId: "v5-1" }),
+  ],
+  [
+    "HFT amend",
+    (s) =>
+      prepareHftAmend(s.client, {
+        category: "linear",
+        symbol: "BTCUSDT",
+        by: "orderId",
+        orderId: "v5-1",
+        orderLinkId: "link-1",
+        qty: "0.006",
+        price: "1001.0",
+      }),
+  ],
+  [
+    "Futures create",
+    (s) =>
+      s.client.prepareFuturesCreate(
+        {
+          symbol: "BTCUSDT",
+          side: "sell",
+          orderType: "limit",
+          quantity: "0.005",
+          price: "1000.0",
+          timeInForce: "GTC",
+          clientOrderId: "fut-1",
+        },
+        BTC,
+      ),
+  ],
+  ["Futures cancel", (s) => s.client.prepareFuturesCancel("f-1")],
+];
+
+describe("the venue receives the same request", () => {
+  it.each(ORDERS)("%s: request line, headers and body as the general client's", async (_name, prep) => {
+    // One prepared request (one signature and epoch), sent once on each path.
+    const req = prep(fast);
+    requests.length = 0;
+    const a = await send(fast, req);
+    const b = await send(general, req);
+    expect(requests).toHaveLength(2);
+    const [viaFast, viaGeneral] = requests as [string, string];
+    const split = (r: string) => {
+      const h = r.indexOf("\r\n\r\n");
+      const lines = r.slice(0, h).split("\r\n");
+      return { line: lines[0], headers: lines.slice(1), body: r.slice(h + 4) };
+    };
+    expect(split(viaFast)).toEqual(split(viaGeneral));
+    expect(split(viaFast).line).toBe(`${req.endpoint.method} ${req.path} HTTP/1.1`);
+    expect(split(viaFast).body).toBe(req.body);
+    expect(viaFast).toBe(viaGeneral);
+    // And the answer reads the same.
+    expect(a).toEqual(b);
+    expect(a.ok).toBe(true);
+  });
+});
+
+describe("answers the minimal reader does not expect", () => {
+  const create = () => ORDERS[2]![1](fast);
+
+  it("a chunked 200 is read whole, as by the general client", async () => {
+    const chunked = (body: string): Answer => ({
+      raw: `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n${(10).toString(16)}\r\n${body.slice(0, 10)}\r\n${(body.length - 10).toString(16)}\r\n${body.slice(10)}\r\n0\r\n\r\n`,
+    });
+    nextAnswer = chunked(V5_OK);
+    const a = await send(fast, create());
+    nextAnswer = chunked(V5_OK);
+    const b = await send(general, create());
+    expect(a).toEqual({ ok: true, value: { orderId: "v5-1", orderLinkId: "link-1" } });
+    expect(a).toEqual(b);
+  });
+
+  it("a 5xx HTML page is an unknown outcome", async () => {
+    const page = "<html><body>502 Bad Gateway</body></html>";
+    const ans: Answer = {
+      raw: `HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\n\r\n${page}`,
+    };
+    nextAnswer = ans;
+    const a = await send(fast, create());
+    nextAnswer = ans;
+    const b = await send(general, create());
+    expect(a.ok).toBe(false);
+    expect(a.value).toBeInstanceOf(OutcomeUnknownError);
+    expect(b.value).toBeInstanceOf(OutcomeUnknownError);
+  });
+
+  it("a v5 error code is the general client's ValidationError", async () => {
+    const body = '{"retCode":110007,"retMsg":"insufficient balance","result":{},"retExtInfo":{},"time":1}';
+    nextAnswer = ok(body);
+    const a = await send(fast, create());
+    nextAnswer = ok(body);
+    const b = await send(general, create());
+    expect(a.value).toBeInstanceOf(ValidationError);
+    expect((a.value as ValidationError).message).toBe((b.value as ValidationError).message);
+  });
+
+  it("a connection reset mid-answer is an unknown outcome, and the next order still goes out", async () => {
+    nextAnswer = { resetAfter: 'HTTP/1.1 200 OK\r\ncontent-length: 200\r\n\r\n{"retCode":0,' };
+    const n = requests.length;
+    const a = await send(fast, create());
+    expect(a.ok).toBe(false);
+    expect(a.value).toBeInstanceOf(OutcomeUnknownError);
+    // Never re-sent: the venue saw it once.
+    expect(requests.length - n).toBe(1);
+    const next = await send(fast, create());
+    expect(next.ok).toBe(true);
+  });
+
+  it("no answer within the timeouts is an unknown outcome, sent once", async () => {
+    const s = stackOf(true, { headersTimeoutMs: 150, bodyTimeoutMs: 150 });
+    await s.start();
+    try {
+      nextAnswer = { silent: true };
+      const n = requests.length;
+      const t0 = Date.now();
+      const a = await send(s, create());
+      expect(a.value).toBeInstanceOf(OutcomeUnknownError);
+      expect((a.value as OutcomeUnknownError).message).toMatch(/UND_ERR_HEADERS_TIMEOUT/);
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      expect(requests.length - n).toBe(1);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it("a body that stops mid-way is an unknown outcome (body timeout)", async () => {
+    const s = stackOf(true, { headersTimeoutMs: 150, bodyTimeoutMs: 150 });
+    await s.start();
+    try {
+      nextAnswer = { raw: 'HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"retCode":0' };
+      const a = await send(s, create());
+      expect(a.value).toBeInstanceOf(OutcomeUnknownError);
+      expect((a.value as OutcomeUnknownError).message).toMatch(/UND_ERR_BODY_TIMEOUT/);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe("connections", () => {
+  it("several sockets, one request each: a silent answer holds up only its own socket", async () => {
+    const s = stackOf(true, { headersTimeoutMs: 400, bodyTimeoutMs: 400 });
+    await s.start();
+    try {
+      nextAnswer = { silent: true };
+      const slow = send(s, ORDERS[2]![1](s));
+      // The second socket carries the next orders meanwhile.
+      for (let i = 0; i < 3; i++) expect((await send(s, ORDERS[2]![1](s))).ok).toBe(true);
+      expect((await slow).value).toBeInstanceOf(OutcomeUnknownError);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it("sockets the venue closed while idle are reopened by keep-warm; an order after that opens none", async () => {
+    let opened = 0;
+    const closing = createServer((sock) => {
+      opened++;
+      sock.setTimeout(150, () => sock.destroy());
+      onConnection(sock);
+    });
+    await new Promise<void>((r) => closing.listen(0, "127.0.0.1", () => r()));
+    const url = `http://127.0.0.1:${(closing.address() as { port: number }).port}`;
+    const s = createRestStack({
+      keys,
+      spotBaseUrl: url,
+      hftBaseUrl: url,
+      http: { connections: 2, keepWarmMs: 40, fastPath: true },
+      presign: false,
+      clock: false,
+    });
+    try {
+      await s.start();
+      await new Promise((r) => setTimeout(r, 500));
+      const before = opened;
+      const rs = await Promise.all([send(s, ORDERS[2]![1](s)), send(s, ORDERS[2]![1](s))]);
+      expect(rs.every((r) => r.ok)).toBe(true);
+      expect(opened - before).toBe(0);
+    } finally {
+      await s.stop();
+      await new Promise<void>((r) => closing.close(() => r()));
+    }
+  });
+
+  it("with no socket open, an order goes out on the general client, once", async () => {
+    const s = stackOf(true);
+    await s.start();
+    try {
+      // Every socket of both clients closed by the venue.
+      for (const c of liveSockets.splice(0)) c.destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      const n = requests.length;
+      const a = await send(s, ORDERS[2]![1](s));
+      expect(a.ok).toBe(true);
+      expect(requests.length - n).toBe(1);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe("the v5 answer read as text", () => {
+  it("a plain success gives the result; anything else is left to the full parse", () => {
+    expect(scanV5Ack(V5_OK)).toEqual(JSON.parse(V5_OK).result);
+    expect(scanV5Ack('{"retCode":10001,"retMsg":"x","result":{}}')).toBeUndefined();
+    expect(scanV5Ack('{"retCode":0,"result":{"orderId":"a\\"b","orderLinkId":"c"}}')).toBeUndefined();
+    expect(scanV5Ack('{"retCode":0,"result":{"orderId":"a","orderLinkId":"c","extra":1}}')).toBeUndefined();
+    expect(scanV5Ack('{"result":{"orderId":"a","orderLinkId":"c"},"retCode":0}')).toBeUndefined();
+  });
+});
