@@ -252,7 +252,7 @@ export class FastOrigin {
       return;
     }
     if (r === MALFORMED) {
-      this.drop(c, codeError("HFTGATE_BAD_RESPONSE", "response could not be read"));
+      this.drop(c, codeError("ERR_FAST_PATH_BAD_RESPONSE", "response could not be read"));
       return;
     }
     this.finish(c, job);
