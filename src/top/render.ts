@@ -73,7 +73,6 @@ function wrap(items: readonly string[], width: number, sep: string, indent = "")
 }
 
 function visibleLength(s: string): number {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI sequences take no columns
   return s.replace(/\x1b\[[0-9;]*m/g, "").length;
 }
 

@@ -132,7 +132,6 @@ describe.skipIf(!existsSync(CLI))("hftgate top (built CLI)", () => {
       }
       // A full frame: between two clear-screens.
       const frame = out.split("\x1b[2J")[2]!;
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI sequences take no columns
       const lines = frame
         .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
         .replace(/\r/g, "")

@@ -8,7 +8,6 @@ import { describe, expect, it } from "vitest";
 import { LIMIT_CLASSES } from "../../src/limits/classes.js";
 import { renderTop, type Snapshot } from "../../src/top/render.js";
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI sequences take no columns
 const visible = (l: string) => l.replace(/\x1b\[[0-9;]*m/g, "");
 
 function busy(orders: number): Snapshot {
