@@ -237,10 +237,10 @@ export function summaryLines(doc: Json): string[] {
       `| ${row.suite} | ${row.what} | ${row.figure} | ${row.floor} | ${row.ratio} | ${row.target} |`,
     );
   }
-  // Issue 12's targets, as the e2e suite recorded them (the table it printed after the suite).
+  // The e2e targets, as the suite recorded them (the table it printed after the suite).
   const targets = at(results, "e2e.targets") as TargetRow[] | undefined;
   if (Array.isArray(targets) && targets.length > 0)
-    lines.push("", "Issue 12 targets:", "", targetTable(targets));
+    lines.push("", "Targets:", "", targetTable(targets));
   return lines;
 }
 
