@@ -146,7 +146,7 @@ export class NatsServer implements NatsBackend {
     });
     const p = spawn(bin, ["-c", file], { stdio: ["ignore", "ignore", "pipe"] });
     this.proc = p;
-    LIVE.set(p, this.dir);
+    LIVE.set(p, { dir: this.dir, pidFile: this.o.pidFile });
     p.once("exit", () => LIVE.delete(p));
     if (!exitHooked) {
       exitHooked = true;
@@ -195,13 +195,14 @@ export class NatsServer implements NatsBackend {
 }
 
 /** Servers still running: a process that exits without stopping them (a stop past its deadline) ends them. */
-const LIVE = new Map<ChildProcess, string>();
+const LIVE = new Map<ChildProcess, { dir: string; pidFile: string | undefined }>();
 let exitHooked = false;
 
 function stopLiveAtExit(): void {
-  for (const [p, dir] of LIVE) {
+  for (const [p, { dir, pidFile }] of LIVE) {
     p.kill("SIGTERM");
     rmSync(dir, { recursive: true, force: true });
+    if (pidFile !== undefined) removeNatsPidFile(pidFile, p.pid);
   }
 }
 
