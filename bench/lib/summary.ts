@@ -239,8 +239,7 @@ export function summaryLines(doc: Json): string[] {
   }
   // The e2e targets, as the suite recorded them (the table it printed after the suite).
   const targets = at(results, "e2e.targets") as TargetRow[] | undefined;
-  if (Array.isArray(targets) && targets.length > 0)
-    lines.push("", "Targets:", "", targetTable(targets));
+  if (Array.isArray(targets) && targets.length > 0) lines.push("", "Targets:", "", targetTable(targets));
   return lines;
 }
 
