@@ -1,9 +1,10 @@
 /**
  * The repository speaks of the product alone: README.md, docs/*.md, every PROTOCOL.md under src/ and
  * the code (src, sim, bench, test, examples, the Python client) name no issue numbers, no files that
- * are not in the repository (the design and venue background notes: their content is in docs/; the
- * build machines' paths), no work sessions and no unnamed "this machine" (a figure names the machine it was taken on). The
- * patterns are narrow on purpose: a strategy session ("this session's live orders") is product.
+ * are not in the repository (the design and venue background notes, whose content is in docs/; the
+ * build machines' paths), no work sessions and no unnamed "this machine" (a figure names the machine
+ * it was taken on). The patterns are narrow on purpose: a strategy session ("this session's live
+ * orders") is product.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
