@@ -1,5 +1,5 @@
 /**
- * Request authentication as exchange-api §2: Ed25519 over METHOD + formDecode(raw target) + epoch,
+ * Request authentication as docs/venue-api.md §2: Ed25519 over METHOD + formDecode(raw target) + epoch,
  * verified with the registered public key named by X-AUTH-APIKEY. Independent of the client signer:
  * it only shares the message rule (signedMessage).
  */

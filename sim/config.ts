@@ -1,5 +1,5 @@
 /**
- * Simulator options and their defaults. Every behaviour that exchange-api.md leaves open is a knob
+ * Simulator options and their defaults. Every behaviour that docs/venue-api.md leaves open is a knob
  * here, with the chosen default marked [assumed]; docs/simulator.md explains each.
  */
 import type { FaultRule, StreamFaults } from "./faults.js";

@@ -1,4 +1,4 @@
-/** Fixed-window request buckets per API key (exchange-api §9; window semantics [assumed] fixed). */
+/** Fixed-window request buckets per API key (docs/venue-api.md §9; window semantics [assumed] fixed). */
 import type { RateBucket } from "./config.js";
 
 interface Window {

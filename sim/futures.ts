@@ -1,5 +1,5 @@
 /**
- * Futures v2 endpoints (exchange-api §5, §7.2, §9): `/trade/api/v2/futures/...`, `exchange:
+ * Futures v2 endpoints (docs/venue-api.md §5, §7.2, §9): `/trade/api/v2/futures/...`, `exchange:
  * "EXCHANGE_2"` on every request, `{data}` bodies with numbers as strings, `{message}` errors.
  * Signatures are checked by the front like Spot's. Paths other than place order and get order are
  * the [assumed] ones third-party clients use.

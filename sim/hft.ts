@@ -1,4 +1,4 @@
-/** HFT `/v5` and `/dma/api/v1` endpoints (exchange-api §3), Bybit-v5-style envelope. */
+/** HFT `/v5` and `/dma/api/v1` endpoints (docs/venue-api.md §3), Bybit-v5-style envelope. */
 import { createHash, createHmac } from "node:crypto";
 import type { V5Instrument } from "../src/rest/wire.js";
 import { V5_RET } from "../src/rest/wire.js";

@@ -1,4 +1,4 @@
-/** Spot v2 endpoints (exchange-api §4): validation at the edge, then the exchange. */
+/** Spot v2 endpoints (docs/venue-api.md §4): validation at the edge, then the exchange. */
 import type { SpotOrderRecord } from "../src/rest/wire.js";
 import type { Book } from "./book.js";
 import type { Exchange } from "./exchange.js";

@@ -1,5 +1,5 @@
 /**
- * Socket.IO v4 streams (exchange-api §6.1, §6.2) on the simulator's HTTP server. Engine.IO matches
+ * Socket.IO v4 streams (docs/venue-api.md §6.1, §6.2) on the simulator's HTTP server. Engine.IO matches
  * its path as a prefix; without the trailing slash one server under `/pro/realtime-rates-socket/spot`
  * accepts every documented handshake form (`.../spot`, `.../spot/`, `.../spot/{exchange}`,
  * `.../spot/order-updates`, `.../spot/balance-updates`), and routing happens by namespace.

@@ -5,6 +5,9 @@
  * API and events as the WebSocket client of `hftgate/client`, which this entry re-exports with the
  * protocol's enums. The NATS bus's users and rights (`usersFor`, `authorizationBlock`: what
  * `hftgate bus users` prints) and the configuration's explanation (`explainConfig`) are here too.
+ * Embedded, the engine logs to the logger it is given (`createLogger` makes one with hftgate's secret
+ * redaction; default: JSON on stderr) and journals only into the `journal.dir` it is given
+ * (src/engine/embedded.ts).
  */
 
 export {
@@ -25,6 +28,8 @@ export {
   loadConfig,
   type ValueSource,
 } from "./config/load.js";
+export { startEngine } from "./engine/embedded.js";
 export type { EngineHandle, StartOptions } from "./engine/engineHandle.js";
 export { type InProcessClientOptions, InProcessTransport, inProcessClient } from "./engine/inProcess.js";
-export { StartupError, startEngine } from "./engine/lifecycle.js";
+export { StartupError } from "./engine/lifecycle.js";
+export { createLogger, type LoggerOptions } from "./telemetry/logger.js";

@@ -33,6 +33,7 @@ export const serialFiles = [
   "test/journal/writeFailure.test.ts",
   "test/sim/auth.test.ts",
   "test/sim/market.test.ts",
+  "test/bench/runner.test.ts",
 ];
 
 export const serialGlobs = [...serialDirs.map((d) => `${d}**/*.test.ts`), ...serialFiles];

@@ -1,6 +1,6 @@
 /**
  * CPU placement for benchmarks that span processes. Round trips on loopback cost ~45 µs more when the
- * peer sits on an idle vCPU that must be woken (design.md §2), so every multi-process suite pins its
+ * peer sits on an idle vCPU that must be woken (docs/benchmarks.md, placement), so every multi-process suite pins its
  * processes with `taskset` when it exists and reports the placement it used.
  */
 import { execFileSync } from "node:child_process";

@@ -1,8 +1,8 @@
 /**
  * HDR-style percentile plots of the benchmark latency distributions, as SVG: latency (log scale) by
  * percentile on the usual 1/(1 − p) axis (50 %, 90 %, 99 %, 99.9 % ... evenly spaced), with the floors
- * measured in the same run drawn dashed in the same figure. `npm run bench` writes one file per suite
- * result group into bench/results/plots/.
+ * measured in the same run drawn dashed in the same figure, every line in a style of its own.
+ * `npm run bench` writes one file per suite result group into the results directory's plots/.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -71,7 +71,39 @@ const R = 560;
 const T = 40;
 const B = 360;
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
-const FLOORS = ["#555555", "#999999", "#777777", "#bbbbbb"];
+/** Floors: greys told apart by their dash pattern as well. */
+const FLOORS = ["#444444", "#8a8a8a", "#666666", "#b0b0b0"];
+const FLOOR_DASHES = ["6 4", "2 3", "10 3 2 3", "1 5"];
+
+export interface LineStyle {
+  color: string;
+  /** SVG stroke-dasharray; undefined: solid. */
+  dash: string | undefined;
+}
+
+/**
+ * A distinct style per series: the palette while it lasts, then hues spread around the colour wheel
+ * (never a repeat); floors in grey and dashed, each floor a distinct grey and dash pair.
+ */
+export function seriesStyles(series: readonly Pick<Series, "floor">[]): LineStyle[] {
+  const lines = series.filter((s) => !s.floor).length;
+  let c = 0;
+  let f = 0;
+  return series.map((s) => {
+    if (s.floor) {
+      const i = f++;
+      return {
+        color: FLOORS[i % FLOORS.length]!,
+        dash: FLOOR_DASHES[(i + Math.floor(i / FLOORS.length)) % FLOOR_DASHES.length]!,
+      };
+    }
+    const i = c++;
+    if (lines <= COLORS.length) return { color: COLORS[i]!, dash: undefined };
+    // Golden-angle hues, two lightness levels: distinct however many lines a plot holds.
+    const hue = Math.round((i * 137.508) % 360);
+    return { color: `hsl(${hue}, 70%, ${i % 2 === 0 ? 40 : 55}%)`, dash: undefined };
+  });
+}
 /** Percentiles labelled on the x axis. */
 const X_TICKS = [0, 50, 90, 99, 99.9, 99.99, 99.999];
 
@@ -127,12 +159,11 @@ export function percentileSvg(g: PlotGroup): string {
   }
   out.push(`<text x="${(L + R) / 2}" y="${B + 36}" text-anchor="middle">percentile</text>`);
   out.push(`<rect x="${L}" y="${T}" width="${R - L}" height="${B - T}" fill="none" stroke="#888"/>`);
-  let c = 0;
-  let f = 0;
+  const styles = seriesStyles(g.series);
   let ly = T + 4;
-  for (const s of g.series) {
-    const color = s.floor ? FLOORS[f++ % FLOORS.length]! : COLORS[c++ % COLORS.length]!;
-    const dash = s.floor ? ' stroke-dasharray="6 4"' : "";
+  for (const [i, s] of g.series.entries()) {
+    const { color, dash: pattern } = styles[i]!;
+    const dash = pattern !== undefined ? ` stroke-dasharray="${pattern}"` : "";
     const pts = s.points
       .filter(([, us]) => us > 0)
       .map(([p, us]) => `${px(p).toFixed(1)},${py(us).toFixed(1)}`)

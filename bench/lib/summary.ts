@@ -5,7 +5,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type TargetRow, targetTable } from "./targets.js";
 
@@ -218,9 +218,8 @@ function rows(r: Json): Row[] {
   return [...out, ...e2eRows(r)];
 }
 
-function main(): void {
-  const file = process.argv[2] ?? join(here, "..", "..", "..", "bench", "results", "latest.json");
-  const doc = JSON.parse(readFileSync(file, "utf8")) as Json;
+/** The headline table of a results document (what `npm run bench` prints at its end). */
+export function summaryLines(doc: Json): string[] {
   const m = (doc.machine ?? {}) as Json;
   const load = at(doc, "results.e2e.load_average_1m") as Json | undefined;
   const lines = [
@@ -238,11 +237,17 @@ function main(): void {
       `| ${row.suite} | ${row.what} | ${row.figure} | ${row.floor} | ${row.ratio} | ${row.target} |`,
     );
   }
-  // Issue 12's targets, as the e2e suite recorded them (the table it printed after the suite).
+  // The e2e targets, as the suite recorded them (the table it printed after the suite).
   const targets = at(results, "e2e.targets") as TargetRow[] | undefined;
-  if (Array.isArray(targets) && targets.length > 0)
-    lines.push("", "Issue 12 targets:", "", targetTable(targets));
-  process.stdout.write(`${lines.join("\n")}\n`);
+  if (Array.isArray(targets) && targets.length > 0) lines.push("", "Targets:", "", targetTable(targets));
+  return lines;
 }
 
-main();
+function main(): void {
+  const file = process.argv[2] ?? join(here, "..", "..", "..", "bench", "results", "latest.json");
+  const doc = JSON.parse(readFileSync(file, "utf8")) as Json;
+  process.stdout.write(`${summaryLines(doc).join("\n")}\n`);
+}
+
+// Run as a script (`node dist/bench/lib/summary.js [file]`), not when the runner imports it.
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) main();

@@ -2,7 +2,7 @@
  * Protocol suite: codec cost per message type, and a WebSocket round trip through the gateway for
  * commands answered without the exchange (Heartbeat echo, Query) against a raw uWebSockets.js echo
  * server measured in the same run. Servers run in child processes; everything is pinned to CPU 0
- * with taskset when available (see design.md §2 on why placement matters).
+ * with taskset when available (docs/benchmarks.md, placement, on why it matters).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { dirname, join } from "node:path";

@@ -276,7 +276,7 @@ export async function run(): Promise<Record<string, unknown>> {
       };
       const clientOnce = () => stack.client.createHftOrder(PARAMS);
       // undici's two dispatchers with the same request and a do-nothing handler: what the Pool layer
-      // costs over a single Client (issue 12: "undici at its leanest").
+      // costs over a single Client ("undici at its leanest", docs/benchmarks.md).
       const opts: Dispatcher.DispatchOptions = {
         method: "POST",
         path: "/v5/order/create",

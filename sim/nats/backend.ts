@@ -16,8 +16,8 @@ export interface NatsUser {
 }
 
 /**
- * Connections without credentials: may subscribe to the public market data subjects only (exchange-api
- * §6.4 marks them public), never publish. Its password is never used (a CONNECT without credentials is
+ * Connections without credentials: may subscribe to the public market data subjects only
+ * (docs/venue-api.md §6.4 marks them public), never publish. Its password is never used (a CONNECT without credentials is
  * this user: nats-server's `no_auth_user`, and the built-in endpoint's rule).
  */
 export const PUBLIC_READER: NatsUser = {

@@ -1,5 +1,5 @@
 /**
- * The HFT public market data subjects of exchange-api §6.4, published by the simulator from its books
+ * The HFT public market data subjects of docs/venue-api.md §6.4, published by the simulator from its books
  * through the same NATS publisher as the private streams (`publish`): every public trade of an HFT
  * book on `v1.f.public.futures.ltp.<BASE/QUOTE>`, the top of book on `...depth-update.<m>` (a full
  * top-5 snapshot: at every market step, and after any order change that moved the top), and 24 h

@@ -2,7 +2,8 @@
  * A local `nats-server` child process for the simulator and the tests: loopback only, a WebSocket
  * listener without TLS, and an authorization user list kept in an included file that can be rewritten
  * and reloaded (SIGHUP) while the server runs, so issued socket credentials are checked by the real
- * server. `findNatsServer()` says whether the binary exists (Debian package `nats-server`).
+ * server. `findNatsServer()` says whether the binary exists (Debian package `nats-server`). With a
+ * `pidFile`, a server orphaned by a killed earlier starter is stopped first (pidFile.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { type NatsBackend, type NatsUser, PUBLIC_READER } from "./backend.js";
+import { removeNatsPidFile, type StaleNats, stopStaleNats, writeNatsPidFile } from "./pidFile.js";
 
 /** Path of the `nats-server` binary (PATH, then /usr/sbin and /usr/bin), or undefined. */
 export function findNatsServer(): string | undefined {
@@ -45,6 +47,11 @@ export interface NatsServerOptions {
   wsPort?: number;
   port?: number;
   startTimeoutMs?: number;
+  /**
+   * Where to record the server's pid (and stop an orphan an earlier starter left there, see
+   * pidFile.ts). Give one per owner, e.g. in a directory the owner holds locked.
+   */
+  pidFile?: string;
 }
 
 export class NatsServer implements NatsBackend {
@@ -52,6 +59,8 @@ export class NatsServer implements NatsBackend {
   readonly dir: string;
   wsPort = 0;
   port = 0;
+  /** An orphaned server of an earlier starter, stopped before this one started (`pidFile`). */
+  stale: StaleNats | undefined;
   private proc: ChildProcess | undefined;
   private users: NatsUser[];
   private reloads = 0;
@@ -64,7 +73,9 @@ export class NatsServer implements NatsBackend {
   }
 
   static async start(o: NatsServerOptions): Promise<NatsServer> {
+    const stale = o.pidFile !== undefined ? await stopStaleNats(o.pidFile) : undefined;
     const s = new NatsServer(o);
+    s.stale = stale;
     s.wsPort = o.wsPort ?? (await freePort());
     s.port = o.port ?? (await freePort());
     await s.spawn();
@@ -102,7 +113,9 @@ export class NatsServer implements NatsBackend {
   }
 
   async stop(): Promise<void> {
+    const pid = this.proc?.pid;
     await this.terminate("SIGTERM");
+    if (this.o.pidFile !== undefined) removeNatsPidFile(this.o.pidFile, pid);
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -133,6 +146,12 @@ export class NatsServer implements NatsBackend {
     });
     const p = spawn(bin, ["-c", file], { stdio: ["ignore", "ignore", "pipe"] });
     this.proc = p;
+    LIVE.set(p, { dir: this.dir, pidFile: this.o.pidFile });
+    p.once("exit", () => LIVE.delete(p));
+    if (!exitHooked) {
+      exitHooked = true;
+      process.on("exit", stopLiveAtExit);
+    }
     let buf = "";
     p.stderr?.setEncoding("utf8");
     p.stderr?.on("data", (chunk: string) => {
@@ -148,6 +167,7 @@ export class NatsServer implements NatsBackend {
       p.once("exit", (code) => reject(new Error(`nats-server exited (${code}) before it was ready`))),
     );
     await withTimeout(Promise.race([ready, exited]), this.o.startTimeoutMs ?? 10_000, "nats-server start");
+    if (this.o.pidFile !== undefined && p.pid !== undefined) writeNatsPidFile(this.o.pidFile, p.pid, file);
   }
 
   private onLine(line: string): void {
@@ -171,6 +191,18 @@ export class NatsServer implements NatsBackend {
       p.once("exit", () => resolve());
       p.kill(sig);
     });
+  }
+}
+
+/** Servers still running: a process that exits without stopping them (a stop past its deadline) ends them. */
+const LIVE = new Map<ChildProcess, { dir: string; pidFile: string | undefined }>();
+let exitHooked = false;
+
+function stopLiveAtExit(): void {
+  for (const [p, { dir, pidFile }] of LIVE) {
+    p.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+    if (pidFile !== undefined) removeNatsPidFile(pidFile, p.pid);
   }
 }
 

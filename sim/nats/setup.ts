@@ -11,12 +11,19 @@ import type { SimNatsOptions } from "./streams.js";
 /** `auto`: nats-server when installed, else built-in; `server`: nats-server or fail; `off`: none. */
 export type SimNatsMode = "auto" | "builtin" | "server" | "off";
 
-/** Starts a backend with `users` ("nats-server" throws when the binary is missing). */
-export async function startNatsBackend(kind: NatsBackendKind, users: NatsUser[]): Promise<NatsBackend> {
+/**
+ * Starts a backend with `users` ("nats-server" throws when the binary is missing); `pidFile`: where
+ * a nats-server records its pid, and an earlier starter's orphan is looked for (server.ts).
+ */
+export async function startNatsBackend(
+  kind: NatsBackendKind,
+  users: NatsUser[],
+  pidFile?: string,
+): Promise<NatsBackend> {
   if (kind === "builtin") return NatsEndpoint.start({ users });
   const bin = findNatsServer();
   if (bin === undefined) throw new Error("nats-server not found (Debian package nats-server)");
-  return NatsServer.start({ users, bin });
+  return NatsServer.start({ users, bin, ...(pidFile !== undefined ? { pidFile } : {}) });
 }
 
 /** The simulator's `nats` option for a backend: its publisher account, its user authority. */
@@ -42,13 +49,13 @@ export interface SimNatsSetup {
 /**
  * For a gateway with the embedded simulator: the NATS server of the HFT streams (`mode`, see
  * SimNatsMode), with a random publisher password; the simulator installs every socket credential it
- * issues as a user. Undefined when off.
+ * issues as a user. Undefined when off. `pidFile`: see NatsServerOptions.pidFile.
  */
-export async function startSimNats(mode: SimNatsMode): Promise<SimNatsSetup | undefined> {
+export async function startSimNats(mode: SimNatsMode, pidFile?: string): Promise<SimNatsSetup | undefined> {
   if (mode === "off") return undefined;
   let kind: NatsBackendKind = mode === "server" ? "nats-server" : "builtin";
   if (mode === "auto" && findNatsServer() !== undefined) kind = "nats-server";
   const publisher = { user: "hftgate-sim", password: randomBytes(18).toString("base64url") };
-  const server = await startNatsBackend(kind, [publisher]);
+  const server = await startNatsBackend(kind, [publisher], pidFile);
   return { server, sim: simNatsOptions(server, publisher) };
 }

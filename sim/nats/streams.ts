@@ -1,5 +1,5 @@
 /**
- * The HFT private streams of exchange-api §6.4, published by the simulator to a real nats-server it is
+ * The HFT private streams of docs/venue-api.md §6.4, published by the simulator to a real nats-server it is
  * given (it connects as a publisher): every HFT order change of an account on
  * `v1.f.ex1.private.subAccountId.<id>.order` (a `/v5/order/realtime` record + `sub_account_id`) and
  * every execution on `.trade` (a `/v5/execution/list` row + `sub_account_id`) [assumed payloads].

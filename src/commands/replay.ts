@@ -1,13 +1,13 @@
 /**
- * `hftgate replay <journal file or directory> [--order <clientId>] [--full]`: prints each order's
+ * `hftgate replay <journal file or directory> [--order <id>] [--full]`: prints each order's
  * full history (commands, requests, responses, stream events) from a journal, oldest first, as far as
- * each file reads. `--check [dir]` instead checks a journal directory the way start-up does (damage,
+ * each file reads; `--order` takes the client order id or the exchange's order id. `--check [dir]` instead checks a journal directory the way start-up does (damage,
  * the newest file's torn tail, whose journal it is) and exits non-zero when a start would be refused.
  */
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { journalFiles, listJournals } from "../journal/files.js";
-import { formatRecord, orderHistories } from "../journal/history.js";
+import { findOrder, formatRecord, orderHistories } from "../journal/history.js";
 import { describeIdentity } from "../journal/identity.js";
 import { readJournal } from "../journal/reader.js";
 import type { JournalRecord } from "../journal/records.js";
@@ -19,7 +19,11 @@ export const spec: CommandSpec = {
   summary: "print each order's history from a journal, or check a journal directory (--check)",
   positionals: "<journal file or directory>",
   options: {
-    order: { type: "string", value: "CLIENT_ID", help: "only this order (its client order id)" },
+    order: {
+      type: "string",
+      value: "ID",
+      help: "only this order: its client order id or the exchange's order id",
+    },
     full: {
       type: "boolean",
       help: "print request and response bodies in full (default: first 300 characters)",
@@ -70,12 +74,16 @@ export const run = command(spec, async (args) => {
   const only = str(args, "order");
   const out: string[] = [];
   if (only !== undefined) {
-    const h = histories.get(only);
-    if (h === undefined) {
-      process.stderr.write(`replay: no order ${JSON.stringify(only)} in ${files.length} journal file(s)\n`);
+    const found = findOrder(histories, only);
+    if (found === undefined) {
+      process.stderr.write(
+        `replay: no order ${JSON.stringify(only)} (client or exchange id) in ${files.length} journal file(s)\n`,
+      );
       return 1;
     }
-    out.push(`order ${only} (${h.length} records)`);
+    const h = found.history;
+    const named = found.exchangeId === undefined ? "" : `, exchange id ${found.exchangeId}`;
+    out.push(`order ${found.clientId}${named} (${h.length} records)`);
     for (const r of h) out.push(`  ${formatRecord(r, bodyMax)}`);
   } else {
     for (const [id, h] of histories) {

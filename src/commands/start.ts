@@ -139,12 +139,12 @@ export const run = command(spec, async (args) => {
     process.stderr.write(`hftgate start: could not write ${stateFile}: ${(err as Error).message}\n`);
   }
   stateLock.update({ port: handle.gateway.port });
-  process.stdout.write(banner(handle, stateFile));
   const h = handle;
   const file = stateFile;
   const lock = stateLock;
   const { onStopSignals } = await import("../engine/stopSignals.js");
-  return new Promise<number>((resolve) => {
+  // The handlers are in place before the banner says the gateway runs: a signal right after it drains.
+  const stopped = new Promise<number>((resolve) => {
     // The first signal drains (docs/operator.md); a second one exits at once with 128 + its number.
     onStopSignals(h, (code) => {
       removeOwnStateFile(file);
@@ -155,4 +155,6 @@ export const run = command(spec, async (args) => {
       setTimeout(() => process.exit(0), 100).unref();
     });
   });
+  process.stdout.write(banner(h, file));
+  return stopped;
 });

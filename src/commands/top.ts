@@ -108,7 +108,10 @@ export const run = command(spec, async (a) => {
     const draw = async () => {
       let body: string;
       try {
-        body = renderTop(await fetchState(t), t.url, out.columns || 120, tty).join("\n");
+        // One row fewer than the terminal: the newline after the frame must not scroll its header off.
+        // A terminal that reports no size (0) is not bounded.
+        const rows = tty && out.rows > 0 ? out.rows - 1 : Number.POSITIVE_INFINITY;
+        body = renderTop(await fetchState(t), t.url, out.columns || 120, tty, rows).join("\n");
       } catch (err) {
         if (!(err instanceof TopError)) throw err;
         body = `hftgate top: ${err.message} (retrying every ${every} ms; q quits)`;

@@ -14,9 +14,12 @@ export type EmbeddedVenueOptions = DeepPartial<SimOptions>;
 /** The loopback NATS server and the simulator's side of it; undefined when off. */
 export type EmbeddedNats = Awaited<ReturnType<typeof startSimNats>>;
 
-/** `sim.nats`: auto = nats-server when installed, else the simulator's built-in endpoint. */
-export function startEmbeddedNats(mode: SimNatsMode): Promise<EmbeddedNats> {
-  return startSimNats(mode);
+/**
+ * `sim.nats`: auto = nats-server when installed, else the simulator's built-in endpoint. `pidFile`:
+ * where a nats-server's pid is recorded, so the next start stops one a killed gateway left behind.
+ */
+export function startEmbeddedNats(mode: SimNatsMode, pidFile: string | undefined): Promise<EmbeddedNats> {
+  return startSimNats(mode, pidFile);
 }
 
 /** Starts the simulator on 127.0.0.1 with one funded account for `apiKey`. */

@@ -1,7 +1,7 @@
 /**
  * Reference prices for the risk gate (price band, market-order value cap), from the venue's market
  * data through the market data hub: the Spot public order-book and trade streams (Socket.IO,
- * exchange-api §6.1) and the HFT public NATS subjects `ltp`, `depth-update` and `ticker` (§6.4). For
+ * docs/venue-api.md §6.1) and the HFT public NATS subjects `ltp`, `depth-update` and `ticker` (§6.4). For
  * HFT, `GET /v5/market/tickers` (§3.10; one request covers every symbol) is the fallback: polled
  * while any HFT instrument has no live public feed (no NATS, connection down, or its book silent past
  * the hub's stale window), skipped while every one is live. A price is the newest of the last trade,

@@ -2,6 +2,7 @@
  * Start-up steps that reach the venue: keys, the embedded simulator (and its nats-server) for venue
  * `sim`, and the REST stack (clock sync, warm connections, pre-signer) built from the config sections.
  */
+import { join } from "node:path";
 import type { Logger } from "pino";
 import { generateKeyHex } from "../auth/keygen.js";
 import { KeyError, type KeyPair, loadKeyPair } from "../auth/keys.js";
@@ -50,7 +51,7 @@ export async function startVenue(
     try {
       nats =
         config.streams.hftNats.enabled && given === undefined
-          ? await startEmbeddedNats(config.sim.nats)
+          ? await startEmbeddedNats(config.sim.nats, natsPidFile(config))
           : undefined;
     } catch (e) {
       throw new StartupError(
@@ -58,6 +59,12 @@ export async function startVenue(
       );
     }
     if (nats !== undefined) cleanups.push(() => nats.server.stop());
+    const stale = nats !== undefined && "stale" in nats.server ? nats.server.stale : undefined;
+    if (stale !== undefined)
+      log.warn(
+        stale,
+        "stopped the nats-server an earlier gateway on this journal left running (killed before its stop)",
+      );
     hftNatsUrl = config.streams.hftNats.enabled ? (given ?? nats?.server.wsUrl) : undefined;
     stopNats = nats !== undefined ? () => nats.server.stop() : undefined;
     const kp = config.keys.secretKey ? undefined : generateKeyHex();
@@ -90,6 +97,14 @@ export async function startVenue(
   }
 
   return { keys, sim, spotBase, hftBase, streamBase, hftNatsUrl, stopNats };
+}
+
+/**
+ * The embedded nats-server's pid file: in the journal directory, which this process holds locked
+ * (holdJournal), so a server recorded there can only be a dead gateway's. None with the journal off.
+ */
+function natsPidFile(config: Config): string | undefined {
+  return config.journal.enabled ? join(config.journal.dir, "nats-server.pid") : undefined;
 }
 
 /** The REST stack, started: warm connections, the clock sync (unreachable venue: StartupError), the pre-signer. */

@@ -17,6 +17,47 @@ export function orderHistories(records: Iterable<JournalRecord>): Map<string, Jo
   return out;
 }
 
+/** Keys under which venue bodies carry the exchange's order id (HFT `orderId`, Spot and Futures `order_id`). */
+const EXCHANGE_ID_KEYS = new Set(["orderId", "order_id"]);
+
+/** The exchange order ids named in a history's venue answers and stream events. */
+export function exchangeIdsOf(history: readonly JournalRecord[]): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (v !== null && typeof v === "object")
+      for (const [k, x] of Object.entries(v)) {
+        if (EXCHANGE_ID_KEYS.has(k) && (typeof x === "string" || typeof x === "number") && x !== "")
+          out.add(String(x));
+        else walk(x);
+      }
+  };
+  for (const r of history) {
+    if ((r.k !== "res" && r.k !== "evt") || r.body === undefined || r.body === "") continue;
+    try {
+      walk(JSON.parse(r.body));
+    } catch {
+      // a clipped or non-JSON body names no id
+    }
+  }
+  return out;
+}
+
+/**
+ * The history of `id`, a client order id or the exchange's order id (logs name either): the client
+ * id's group first, else the one group whose venue bodies carry that exchange id.
+ */
+export function findOrder(
+  histories: ReadonlyMap<string, JournalRecord[]>,
+  id: string,
+): { clientId: string; exchangeId: string | undefined; history: JournalRecord[] } | undefined {
+  const own = histories.get(id);
+  if (own !== undefined) return { clientId: id, exchangeId: undefined, history: own };
+  for (const [clientId, history] of histories)
+    if (exchangeIdsOf(history).has(id)) return { clientId, exchangeId: id, history };
+  return undefined;
+}
+
 function clip(s: string | undefined, max: number): string {
   if (s === undefined) return "";
   return s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;

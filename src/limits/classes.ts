@@ -1,7 +1,7 @@
 /**
  * Endpoint classes and the exchange's request buckets, as data. The REST catalogue tags each
  * endpoint with one `LimitClass`; this table maps every class to the bucket it draws from.
- * Figures are from exchange-api.md §9; rows marked [assumed] are not published by the exchange.
+ * Figures are from docs/venue-api.md §9; rows marked [assumed] are not published by the exchange.
  */
 
 export type LimitClass =

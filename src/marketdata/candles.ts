@@ -1,6 +1,6 @@
 /**
  * One-minute candles built by the gateway from public trades, for feeds whose venue gives none (the
- * HFT NATS subjects have no candle subject, exchange-api §6.4). Minutes are bucketed by the trade's
+ * HFT NATS subjects have no candle subject, docs/venue-api.md §6.4). Minutes are bucketed by the trade's
  * venue time; a candle closes when a trade of a later minute arrives or, failing that, `graceMs` after
  * its minute ended by the local clock. A minute without trades has no candle (as the venue's own
  * candle socket, §6.1). A candle whose minute overlapped a feed outage is flagged Incomplete.

@@ -1,5 +1,5 @@
 /**
- * The HFT public market data subjects of exchange-api §6.4 over NATS: `v1.f.public.futures.ltp.<m>`
+ * The HFT public market data subjects of docs/venue-api.md §6.4 over NATS: `v1.f.public.futures.ltp.<m>`
  * (every public trade), `v1.f.public.futures.depth-update.<m>` (a full top-of-book snapshot each
  * message) and `v1.f.ex1.public.futures.ticker.<m>` (24 h stats), where `<m>` is the market as
  * `BASE/QUOTE` (`BTC/USDT`). Public: one connection without a credential [assumed], separate from the

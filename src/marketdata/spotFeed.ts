@@ -1,5 +1,5 @@
 /**
- * The Spot public market data (exchange-api §6.1) as a hub adapter: one Socket.IO connection per
+ * The Spot public market data (docs/venue-api.md §6.1) as a hub adapter: one Socket.IO connection per
  * exchange namespace, opened at the first instrument held on it; per held pair the order book, trades
  * and candlestick events are subscribed (`{"event":"subscribe","pair":"BTC,INR"}`) and, at its
  * release, left with `unsubscribe` [inferred-3p]. Payloads are normalised here to ticks and lots:

@@ -1,6 +1,6 @@
 /**
  * Every REST endpoint the gateway knows, as data: method, path, surface, auth, rate-limit class
- * (names as in exchange-api.md §9), with the signed prefix and request-line head computed once.
+ * (names as in docs/venue-api.md §9), with the signed prefix and request-line head computed once.
  * Endpoints not in the published docs are flagged `assumed`; their paths can be overridden.
  */
 import type { Surface } from "../domain/types.js";

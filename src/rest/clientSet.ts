@@ -2,7 +2,7 @@
  * The keep-alive connections to one origin: `connections` undici Clients (no pipelining) behind one
  * FIFO. It does what an undici Pool does for this gateway, without the Pool's per-request layer (its
  * dispatcher lookup and a `drain` event per answer): 62.5 against 68.6 µs p50 for the same create in
- * the rest suite, raw socket 44.6 µs (docs/benchmarks.md, issue 12).
+ * the rest suite, raw socket 44.6 µs (docs/benchmarks.md, gateway cost).
  *
  * A request goes to a connection with nothing in flight; when every one is busy it waits in the FIFO,
  * and the first connection to finish takes the oldest waiting request, so a slow answer on one

@@ -1,6 +1,6 @@
 /**
  * JSON shapes on the exchange wire, shared by the REST client (which parses them) and the simulator
- * (which produces them). Where exchange-api.md leaves a shape unknown, the choice made here is the
+ * (which produces them). Where docs/venue-api.md leaves a shape unknown, the choice made here is the
  * project's assumption and is marked `[assumed]`.
  */
 
@@ -92,7 +92,7 @@ export interface SpotErrorBody {
 
 // ---------- Futures v2: `{ "data": ... }` bodies, numbers as strings, `{ "message": ... }` errors ----------
 
-/** exchange-api §7.2. PARTIALLY_EXECUTED is terminal (the remainder no longer works). */
+/** docs/venue-api.md §7.2. PARTIALLY_EXECUTED is terminal (the remainder no longer works). */
 export type FuturesStatus =
   | "RAISED"
   | "EXECUTED"

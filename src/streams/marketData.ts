@@ -1,5 +1,5 @@
 /**
- * Spot public market data (exchange-api §6.1): order-book snapshots, trades and one-minute candles per
+ * Spot public market data (docs/venue-api.md §6.1): order-book snapshots, trades and one-minute candles per
  * exchange namespace, subscribed by pair (`BTC,INR`). They feed a small in-memory top of book per
  * instrument: best bid/ask (from the latest full snapshot), last trade, last closed candle. Risk uses
  * `referencePrice` (last trade, else mid); strategies can read `get`.

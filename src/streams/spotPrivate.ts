@@ -1,5 +1,5 @@
 /**
- * The Spot private user streams of exchange-api §6.2: order updates and balance updates, each its own
+ * The Spot private user streams of docs/venue-api.md §6.2: order updates and balance updates, each its own
  * Socket.IO connection (own handshake path and namespace), subscribed with
  * `{"event":"subscribe","apikey":<api key>}` on every (re)connect. Order records go through the order
  * feed into the store; balance snapshots into the balance book (newest timestamp wins).

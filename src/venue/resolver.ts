@@ -3,7 +3,7 @@
  * or rebuilt from the journal as in flight; a cancel unanswered). It asks the venue by client id,
  * re-sends a create with the same client id a bounded number of times, and only then gives a verdict.
  *
- * The rule (issue 17): no verdict is final while a request with that client id may still be answered.
+ * The in-flight rule (docs/engine.md): no verdict is final while a request with that client id may still be answered.
  * A "not found" counts only when the query left after the deadline of the latest send of the create
  * (its answer, or its failure, is in by then); until that, neither a resend nor a verdict. The verdict
  * is journaled as the create's answer. Should the venue show the order after all (a late answer, a

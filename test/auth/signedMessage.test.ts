@@ -151,7 +151,7 @@ describe("keys and signers", () => {
         { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
       ).trim();
     } catch {
-      return; // python3 or its cryptography package is not on this machine; the vectors above still hold
+      return; // python3 or its cryptography package is not installed; the vectors above still hold
     }
     expect(
       nativeSigner(keys).signHex(

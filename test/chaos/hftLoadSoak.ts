@@ -9,7 +9,7 @@
  *   node dist/test/chaos/hftLoadSoak.js --nats server --orders 30000      # the same through nats-server
  *   node dist/test/chaos/hftLoadSoak.js --hogs 3                           # three busy processes beside it
  *
- * A benchmark-class job: run it under the shared lock (`flock /work/heavy.lock …`) on shared machines.
+ * A benchmark-class job: on a shared machine, run it when nothing else is measuring.
  */
 import { runHftLoad } from "./harness/hftLoad.js";
 

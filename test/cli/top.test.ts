@@ -105,4 +105,43 @@ describe.skipIf(!existsSync(CLI))("hftgate top (built CLI)", () => {
     },
     30_000,
   );
+
+  it.skipIf(!hasScript)(
+    "fits an 80×24 terminal: each frame at most 23 lines, the header on top",
+    async () => {
+      const cmd = `stty rows 24 cols 80; ${process.execPath} ${CLI} top --interval 200 --url ${hx.h.httpUrl} --file /nonexistent`;
+      const child = spawn("script", ["-qfec", cmd, "/dev/null"], {
+        env: { PATH: process.env.PATH ?? "", TERM: "xterm", HFTGATE_ADMIN_TOKEN: hx.h.adminToken },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+      });
+      const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+      try {
+        const end = Date.now() + 15_000;
+        while ((out.match(/\x1b\[2J/g) ?? []).length < 3) {
+          if (Date.now() > end || child.exitCode !== null) throw new Error(`no live view: ${out}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        child.stdin.write("q");
+        expect(await exited).toBe(0);
+      } finally {
+        if (child.exitCode === null) child.kill("SIGKILL");
+      }
+      // A full frame: between two clear-screens.
+      const frame = out.split("\x1b[2J")[2]!;
+      const lines = frame
+        .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+        .replace(/\r/g, "")
+        .split("\n");
+      expect(lines[0]).toMatch(/^hftgate top /);
+      if (lines.at(-1) === "") lines.pop(); // the newline after the frame
+      expect(lines.length).toBeLessThanOrEqual(23);
+      for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
+      expect(frame).toContain("rate-limit credit");
+    },
+    30_000,
+  );
 });

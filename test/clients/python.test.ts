@@ -37,7 +37,8 @@ describe.skipIf(!python)("Python client against a live gateway", () => {
   let t: Harness;
   let dir: string;
   beforeAll(async () => {
-    t = await startHarness({ "sim.syntheticMarket": true, "sim.tickMs": 0 });
+    // HFT market data (the example prices from it) comes over the built-in NATS endpoint.
+    t = await startHarness({ "sim.syntheticMarket": true, "sim.tickMs": 0, "sim.nats": "builtin" });
     dir = mkdtempSync(join(tmpdir(), "hftgate-py-"));
     writeFileSync(
       join(dir, "golden.json"),
@@ -77,14 +78,21 @@ describe.skipIf(!python)("Python client against a live gateway", () => {
     expect(out).not.toContain(t.h.token);
   }, 120_000);
 
-  it("runs the example strategy: a bid rests and is cancelled, an IOC fills", async () => {
+  it("runs the example strategy from the state file, priced from market data: a bid rests and is cancelled, an IOC fills", async () => {
+    // The connection as `hftgate start` writes it (var/gateway.json); no token in the environment.
+    const stateFile = join(dir, "gateway.json");
+    writeFileSync(stateFile, JSON.stringify({ url: t.h.url, token: t.h.token, venue: "sim" }));
+    const { HFTGATE_TOKEN: _t, HFTGATE_URL: _u, ...env } = process.env;
     const out = await new Promise<string>((done, fail) =>
       execFile(
         python!,
-        [join(pkg, "examples/strategy.py"), "--url", t.h.url, "--bid", "60000.0", "--take", "66000.0"],
-        { timeout: 30_000, env: { ...process.env, HFTGATE_TOKEN: t.h.token } },
+        [join(pkg, "examples/strategy.py"), "--file", stateFile],
+        { timeout: 30_000, env },
         (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : done(stdout)),
       ),
+    );
+    expect(out).toMatch(
+      /^BTCUSDT: bid \d+(\.\d+)?, take at \d+(\.\d+)? \(from the gateway's market data\)$/m,
     );
     expect(out).toMatch(/^acked #1 as \S+$/m);
     expect(out).toMatch(/^#1 CANCELLED, filled 0\.000$/m);
@@ -93,4 +101,21 @@ describe.skipIf(!python)("Python client against a live gateway", () => {
     expect(out).toMatch(/^#2 place→ack \d+ µs \(in gateway \d+ µs\)$/m);
     expect(out).not.toContain(t.h.token);
   }, 60_000);
+
+  it("explains a missing token in one line and exits 2", async () => {
+    const { HFTGATE_TOKEN: _t, HFTGATE_URL: _u, ...env } = process.env;
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) =>
+      execFile(
+        python!,
+        [join(pkg, "examples/strategy.py"), "--file", join(dir, "absent.json")],
+        { timeout: 30_000, env },
+        (err, stdout, stderr) => done({ code: err ? (err.code as number) : 0, stdout, stderr }),
+      ),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trimEnd().split("\n")).toEqual([
+      `strategy.py: no gateway token: pass --token, set HFTGATE_TOKEN, or start the gateway (npm start) so it writes ${join(dir, "absent.json")}`,
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 17, cause 1: an in-flight create has exactly one owner (the resolver). After a restart no
+ * An in-flight create has exactly one owner (the resolver). After a restart no
  * second resolver re-sends it while the first judges it: what the gateway says ends equal to what the
  * venue holds. And a verdict reached anyway (the venue handled the create after every resend and
  * deadline) is not final: the venue's record still applies and the strategy is told the truth.
@@ -87,7 +87,7 @@ async function eventually(cond: () => Promise<boolean>, ms: number, what: string
   }
 }
 
-describe("an in-flight create after a restart (issue 17, cause 1)", () => {
+describe("an in-flight create after a restart (one resolver)", () => {
   it("has one owner: no same-id resend races the verdict, and the gateway's word is the venue's", async () => {
     const dir = mkdtempSync(join(root, "a-"));
     const id = "late-answer-1";
@@ -144,7 +144,7 @@ describe("an in-flight create after a restart (issue 17, cause 1)", () => {
   }, 25_000);
 });
 
-describe("a rejection verdict overturned by the venue (issue 17, cause 1)", () => {
+describe("a rejection verdict overturned by the venue (one resolver)", () => {
   it("a create the venue handles after every resend and deadline: Reject, then OrderUpdate New with the truth", async () => {
     const dir = mkdtempSync(join(root, "b-"));
     const h = await startEngine(

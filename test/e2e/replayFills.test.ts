@@ -1,5 +1,5 @@
 /**
- * Issue 17, cause 3: executions the journal holds were delivered before the crash. Replay must
+ * Executions the journal holds were delivered before the crash. Replay must
  * remember them (HFT execution records, Spot records in create answers), so the restart's
  * reconciliation, which sees the same executions and cumulative quantities at the venue, sends no
  * second Fill.
@@ -42,7 +42,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe("fills delivered before a crash are not sent again (issue 17, cause 3)", () => {
+describe("fills delivered before a crash are not sent again (the journal knows they were delivered)", () => {
   it("HFT: executions replayed from the journal are remembered; reconciliation sends no second Fill", async () => {
     const dir = mkdtempSync(join(root, "hft-"));
     const id = "cause3-hft-1";

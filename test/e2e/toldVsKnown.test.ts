@@ -1,5 +1,5 @@
 /**
- * Told vs known at restart (issue 17, restart = resume): a kill between two messages of one turn.
+ * Told vs known at restart (restart = resume): a kill between two messages of one turn.
  * A real run fills an HFT order; its journal is then cut where a SIGKILL could have cut it (after the
  * Fill's `out` record, so the OrderUpdate Filled never went out; or before it, so the execution is
  * journaled and the Fill is not). A gateway started on the cut journal must tell the resuming

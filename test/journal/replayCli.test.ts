@@ -67,7 +67,7 @@ beforeAll(async () => {
       clientId: "hg-a",
       op: "query",
       status: 200,
-      body: '{"retCode":0,"result":{"list":[{"orderStatus":"New"}]}}',
+      body: '{"retCode":0,"result":{"list":[{"orderId":"1890001","orderStatus":"New"}]}}',
     });
     j.command({
       session: 3,
@@ -100,6 +100,15 @@ describe("hftgate replay (built CLI)", () => {
     expect(lines[4]).toContain("GET /v5/order/realtime?orderLinkId=hg-a");
     expect(lines[6]).toContain('event    hft-poll {"orderStatus":"Filled"}');
     expect(lines[1]).toContain("2026-11-21T08:00:00.000Z #2");
+  });
+
+  it("finds an order by the exchange's order id, as logs name it", () => {
+    const r = replay(ndjson, "--order", "1890001");
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split("\n");
+    expect(lines[0]).toBe("order hg-a, exchange id 1890001 (6 records)");
+    expect(lines[1]).toContain("command  new session=3 BTCUSDT sell limit 0.01 @ 97000.5");
+    expect(replay(ndjson, "--order", "1890002").code).toBe(1);
   });
 
   it("prints every order and a summary; reports a torn tail", () => {

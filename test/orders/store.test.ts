@@ -352,7 +352,7 @@ describe("OrderStore: malformed events", () => {
   });
 });
 
-describe("OrderStore: a rejection verdict overturned by the venue (issue 17, cause 1)", () => {
+describe("OrderStore: a rejection verdict overturned by the venue (a late answer after a restart)", () => {
   it("a late create answer makes the order live again; a later fill is applied and reported", () => {
     const { store, rec } = storeWithRecorder();
     const o = store.create(req(1));

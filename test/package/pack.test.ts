@@ -80,6 +80,8 @@ beforeAll(() => {
       private: true,
       type: "module",
       dependencies: { hftgate: tgz },
+      // Ours apply only to our own install; the consumer repeats them to get the locked tree.
+      overrides: ours.overrides,
     }),
   );
   writeFileSync(

@@ -38,7 +38,7 @@ afterAll(async () => {
   await sim.stop();
 });
 
-describe("authentication (exchange-api §2)", () => {
+describe("authentication (docs/venue-api.md §2)", () => {
   it("accepts requests signed by an independent implementation (Python cryptography)", async () => {
     const epoch = String(Date.now());
     const target = "/trade/api/v2/orders?open=true&exchanges=coinswitchx%2Cc2c1&symbols=btc%2Finr";

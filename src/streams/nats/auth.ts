@@ -1,6 +1,6 @@
 /**
  * How the socket credential `{api_key, expires, signature}` is presented in the NATS CONNECT. The
- * venue does not publish it (exchange-api §6.5, §11 q9), so it is a knob (`hft.nats.auth`):
+ * venue does not publish it (docs/venue-api.md §6.5, §11 q9), so it is a knob (`hft.nats.auth`):
  *
  * | mode          | CONNECT fields                                             |
  * |---------------|------------------------------------------------------------|

@@ -1,5 +1,5 @@
 /**
- * The HFT private-stream credentials of exchange-api §3.12: `GET /dma/api/v1/socket/signature`
+ * The HFT private-stream credentials of docs/venue-api.md §3.12: `GET /dma/api/v1/socket/signature`
  * (signed like any request) answers `{api_key, expires, signature}`. Kept in memory only, refreshed on
  * a timer well before `expires` (listeners are told, so the connection can be rolled onto the new one
  * before the old expires), dropped when the server refuses it (`invalidate`: the next connect fetches

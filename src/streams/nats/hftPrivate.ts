@@ -1,5 +1,5 @@
 /**
- * The HFT private streams of exchange-api §6.4 over NATS: `v1.f.ex1.private.subAccountId.<id>.order`
+ * The HFT private streams of docs/venue-api.md §6.4 over NATS: `v1.f.ex1.private.subAccountId.<id>.order`
  * and `.trade`. Payloads are not published; [assumed] an order message carries the fields of a
  * `/v5/order/realtime` record and a trade message those of a `/v5/execution/list` row (with
  * `isMaker`), each plus `sub_account_id`; a message may hold one record, an array of them, or

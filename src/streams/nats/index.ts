@@ -1,4 +1,4 @@
-/** The HFT private streams over NATS (exchange-api §6.4–6.5): import from here. */
+/** The HFT private streams over NATS (docs/venue-api.md §6.4–6.5): import from here. */
 export * from "./auth.js";
 export * from "./credentials.js";
 export * from "./hftPrivate.js";
