@@ -220,6 +220,10 @@ function fixOptions(config: Config, token: string, p: CommandApiParts): FixAccep
     tlsCert: f.tls.cert,
     tlsKey: f.tls.key,
     instruments: () => p.engine.instruments(),
+    orderOf: (sid, no) => {
+      const o = p.engine.store.bySessionOrder(sid, no);
+      return o === undefined ? undefined : { side: o.side === "buy" ? 1 : 2, instrumentId: o.instrumentId };
+    },
     log: { info: (o, m) => p.log.info(o, m), warn: (o, m) => p.log.warn(o, m) },
   };
 }

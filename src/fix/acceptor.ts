@@ -32,6 +32,8 @@ export interface FixAcceptorOptions {
   tlsCert: string | null;
   tlsKey: string | null;
   instruments: () => readonly Instrument[];
+  /** Side (1 buy, 2 sell) and instrument of another transport's order, for the drop copy. */
+  orderOf?: (sessionId: number, clOrdNo: number) => { side: number; instrumentId: number } | undefined;
   log: FixLogger;
 }
 
@@ -77,7 +79,7 @@ export function fixAcceptor(o: FixAcceptorOptions) {
       instruments: o.instruments,
       log: o.log,
     });
-    const hub = new DropCopyHub(ctx);
+    const hub = new DropCopyHub(ctx, o.orderOf);
     ctx.drop = hub;
     const socks = new Set<net.Socket>();
     const onConn = (sock: net.Socket) => {

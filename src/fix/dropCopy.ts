@@ -18,7 +18,13 @@ export class DropCopyHub implements DropCopyAttach {
   /** Side and instrument of other transports' orders, by "<session> <clOrdNo>" (from their frames). */
   private readonly orders = new Map<string, { side: number; instId: number }>();
 
-  constructor(private readonly ctx: FixContext) {}
+  constructor(
+    private readonly ctx: FixContext,
+    private readonly orderOf?: (
+      sessionId: number,
+      clOrdNo: number,
+    ) => { side: number; instrumentId: number } | undefined,
+  ) {}
 
   attach(s: FixPeer): void {
     this.live.set(s.compId, s);
@@ -86,7 +92,7 @@ export class DropCopyHub implements DropCopyAttach {
         break;
       }
     }
-    const o = this.orders.get(key(no));
+    const o = this.orders.get(key(no)) ?? this.known(session.sessionId, no, key(no));
     const inst = o === undefined ? undefined : this.ctx.instrumentById(o.instId);
     for (const dc of this.ctx.dropCopy) {
       const e = this.enc.begin().f(1, session.name).f(37, `${session.name}-${no}`).f(11, String(no));
@@ -101,6 +107,14 @@ export class DropCopyHub implements DropCopyAttach {
       e.f(6, 0);
       this.emit(dc, "8");
     }
+  }
+
+  private known(sessionId: number, no: number, k: string): { side: number; instId: number } | undefined {
+    const x = this.orderOf?.(sessionId, no);
+    if (x === undefined) return undefined;
+    const o = { side: x.side, instId: x.instrumentId };
+    this.orders.set(k, o);
+    return o;
   }
 
   private emit(dc: string, type: string): void {
