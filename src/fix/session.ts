@@ -57,6 +57,8 @@ export class FixSession implements Conn, FixPeer {
   private gapTo = 0;
   private sessionId = 0;
   private corking = false;
+  /** A Logout was sent: the gateway's close that follows sends no second one. */
+  private loggingOut = false;
 
   constructor(
     private readonly sock: Socket,
@@ -81,7 +83,8 @@ export class FixSession implements Conn, FixPeer {
   }
   end(_code: number, reason: string): void {
     if (this.retrying) return;
-    if (this.state === "active") this.sendAdmin("5", this.enc.begin().f(58, clean(reason)));
+    if (this.state === "active" && !this.loggingOut)
+      this.sendAdmin("5", this.enc.begin().f(58, clean(reason)));
     this.close();
   }
   cork(fn: () => void): void {
@@ -200,6 +203,7 @@ export class FixSession implements Conn, FixPeer {
       case "5":
         st.inbound(st.nextIn);
         this.sendAdmin("5", this.enc.begin());
+        this.loggingOut = true;
         this.toGateway(encodeC2G("Logout", {}));
         this.close();
         return;
@@ -338,7 +342,9 @@ export class FixSession implements Conn, FixPeer {
   private loggedOn(nextBinSeq: number, lastClOrdNo: number): void {
     const st = this.store!;
     this.state = "active";
-    this.lastNo = Math.max(this.lastNo, lastClOrdNo, st.orders.size > 0 ? Math.max(...st.orders.keys()) : 0);
+    let top = Math.max(this.lastNo, lastClOrdNo);
+    for (const no of st.orders.keys()) if (no > top) top = no;
+    this.lastNo = top;
     const e = this.enc.begin().f(98, 0).f(108, this.heartBtInt);
     if (this.logonReset) e.f(141, "Y");
     this.sendAdmin("A", e);
@@ -685,6 +691,7 @@ export class FixSession implements Conn, FixPeer {
 
   private logout(text: string): void {
     this.sendAdmin("5", this.enc.begin().f(58, text));
+    this.loggingOut = true;
     this.toGateway(encodeC2G("Logout", {}));
     this.close();
   }
