@@ -70,6 +70,9 @@ export class FixMessage {
   }
 }
 
+/** One-character MsgTypes as interned strings (no allocation per message). */
+const TYPE1: string[] = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
+
 /** Digits only, at most 15 of them; -2 otherwise. */
 export function parseUint(b: Buffer, s: number, e: number): number {
   if (e <= s || e - s > 15) return -2;
@@ -127,50 +130,55 @@ export function readFrame(buf: Buffer, off: number, len: number, m: FixMessage, 
   ) {
     return skip(buf, off, len, res, "bad BodyLength");
   }
+  // One pass: the field index and the checksum together (the header's bytes summed first).
   let sum = 0;
-  for (let i = off; i < bodyEnd; i++) sum += buf[i]!;
-  const want = parseUint(buf, bodyEnd + 3, bodyEnd + 6);
-  if (want !== (sum & 0xff)) {
-    res.error = "bad CheckSum";
-    return bodyEnd + 7 - off;
-  }
-  // The field index: 8 and 9 first, then the body.
+  for (let i = off; i < bodyStart; i++) sum += buf[i]!;
   m.buf = buf;
   m.start = off;
   m.end = bodyEnd + 7;
   m.type = "";
   m.seq = 0;
   let n = 0;
+  let garbled = false;
   p = bodyStart;
   while (p < bodyEnd) {
     let tag = 0;
     const ts = p;
-    while (p < bodyEnd && buf[p] !== EQ) {
-      const c = buf[p]! - 48;
-      if (c < 0 || c > 9) break;
-      tag = tag * 10 + c;
-      p++;
+    let c = buf[p]!;
+    while (c >= 48 && c <= 57) {
+      tag = tag * 10 + c - 48;
+      sum += c;
+      c = buf[++p]!;
     }
-    if (p === ts || buf[p] !== EQ || p - ts > 6) {
-      res.error = "garbled field";
-      m.count = n;
-      return m.end - off;
+    if (p === ts || c !== EQ || p - ts > 6 || n >= MAX_FIELDS) {
+      garbled = true;
+      break;
     }
+    sum += EQ;
     const vs = ++p;
-    while (buf[p] !== SOH) p++;
-    if (n >= MAX_FIELDS) {
-      res.error = "too many fields";
-      m.count = n;
-      return m.end - off;
+    c = buf[p]!;
+    while (c !== SOH) {
+      sum += c;
+      c = buf[++p]!;
     }
+    sum += SOH;
     m.tags[n] = tag;
     m.vs[n] = vs;
     m.ve[n] = p;
     n++;
-    if (tag === 35 && m.type === "") m.type = buf.toString("latin1", vs, p);
+    if (tag === 35 && m.type === "") m.type = p - vs === 1 ? TYPE1[buf[vs]!]! : buf.toString("latin1", vs, p);
     else if (tag === 34 && m.seq === 0) m.seq = Math.max(0, parseUint(buf, vs, p));
     p++;
   }
+  m.count = n;
+  if (garbled) {
+    for (let i = p; i < bodyEnd; i++) sum += buf[i]!;
+  }
+  if (parseUint(buf, bodyEnd + 3, bodyEnd + 6) !== (sum & 0xff)) {
+    res.error = "bad CheckSum";
+    return bodyEnd + 7 - off;
+  }
+  if (garbled) res.error = n >= MAX_FIELDS ? "too many fields" : "garbled field";
   m.count = n;
   return m.end - off;
 }
@@ -212,6 +220,17 @@ export function parseFixTime(s: string): number {
 
 // ---- encoding ----
 
+/** "tag=" as bytes, per tag (built once). */
+const PREFIXES: (Uint8Array | undefined)[] = [];
+function tagPrefix(tag: number): Uint8Array {
+  let p = PREFIXES[tag];
+  if (p === undefined) {
+    p = Buffer.from(`${tag}=`, "latin1");
+    if (tag < 100_000) PREFIXES[tag] = p;
+  }
+  return p;
+}
+
 /**
  * Builds one outbound message: `begin(type)`, the fields, `finish(seq, ...)`. The body is written into
  * a reused scratch buffer; `finish` returns a fresh Buffer of the whole message (it is stored and sent).
@@ -219,26 +238,43 @@ export function parseFixTime(s: string): number {
 export class FixEncoder {
   private body = Buffer.allocUnsafe(4096);
   private n = 0;
+  /** Byte sum of the body so far (the checksum's share of it). */
+  private sum = 0;
 
   /** Starts a message after the standard header fields that `finish` writes. */
   begin(): this {
     this.n = 0;
+    this.sum = 0;
     return this;
   }
   /** tag=value (value written as latin1; callers keep SOH out of values). */
   f(tag: number, value: string | number): this {
-    const s = typeof value === "number" ? String(value) : value;
-    let need = this.n + s.length + 12;
+    const v = typeof value === "number" ? String(value) : value;
+    const pre = tagPrefix(tag);
+    let need = this.n + pre.length + v.length + 1;
     if (need > this.body.length) {
       while (need > this.body.length) need *= 2;
       const nb = Buffer.allocUnsafe(need);
       this.body.copy(nb, 0, 0, this.n);
       this.body = nb;
     }
-    this.n += this.body.write(String(tag), this.n, "latin1");
-    this.body[this.n++] = EQ;
-    this.n += this.body.write(s, this.n, "latin1");
-    this.body[this.n++] = SOH;
+    // Byte by byte: for values this short a JS loop is cheaper than a native Buffer.write.
+    const b = this.body;
+    let n = this.n;
+    let sum = this.sum + SOH;
+    for (let i = 0; i < pre.length; i++) {
+      const c = pre[i]!;
+      b[n++] = c;
+      sum += c;
+    }
+    for (let i = 0; i < v.length; i++) {
+      const c = v.charCodeAt(i) & 0xff;
+      b[n++] = c;
+      sum += c;
+    }
+    b[n++] = SOH;
+    this.n = n;
+    this.sum = sum;
     return this;
   }
   /** The body written so far (a view, valid until the next `begin`). */
@@ -254,6 +290,7 @@ export class FixEncoder {
       this.body = nb;
     }
     this.n += b.copy(this.body, this.n);
+    for (let i = 0; i < b.length; i++) this.sum += b[i]!;
     return this;
   }
   /** Adds the field only when the value is not empty/undefined. */
@@ -276,10 +313,10 @@ export class FixEncoder {
     const out = Buffer.allocUnsafe(total);
     let p = out.write(pre, 0, "latin1");
     p += out.write(head, p, "latin1");
+    let sum = this.sum;
+    for (let i = 0; i < p; i++) sum += out[i]!;
     this.body.copy(out, p, 0, this.n);
     p += this.n;
-    let sum = 0;
-    for (let i = 0; i < p; i++) sum += out[i]!;
     sum &= 0xff;
     out[p++] = 0x31;
     out[p++] = 0x30;

@@ -191,7 +191,8 @@ export class FixStore {
     while (this.msgs.length < i) this.msgs.push(null);
     this.msgs[i] = msg;
     if (seq >= this.nextOut) this.nextOut = seq + 1;
-    if (this.msgs.length > this.keep) {
+    // Trimmed in chunks (a quarter of `keep` at a time): one splice per many messages, not per message.
+    if (this.msgs.length > this.keep + (this.keep >> 2)) {
       const drop = this.msgs.length - this.keep;
       this.msgs.splice(0, drop);
       this.base += drop;
