@@ -4,6 +4,7 @@
  * would use its own FIX engine (docs/fix.md has a QuickFIX configuration).
  */
 import net from "node:net";
+import tls from "node:tls";
 import { FixEncoder, FixMessage, type FrameResult, fixTime, headerOf, readFrame } from "./codec.js";
 import { logonPayload, signLogon } from "./logonSig.js";
 
@@ -20,6 +21,8 @@ export interface InitiatorOptions {
   password?: string;
   /** Added to the clock for SendingTime (tests of the skew bound). */
   clockOffsetMs?: number;
+  /** Connect with TLS, trusting this PEM certificate (the acceptor's, or its CA). */
+  tlsCa?: string;
 }
 
 export class FixInitiator {
@@ -42,7 +45,11 @@ export class FixInitiator {
   /** Connects and logs on; resolves with the gateway's Logon answer (or rejects with its Logout text). */
   logon(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const sock = net.connect(this.o.port, this.o.host);
+      const ca = this.o.tlsCa;
+      const sock =
+        ca === undefined
+          ? net.connect(this.o.port, this.o.host)
+          : tls.connect({ port: this.o.port, host: this.o.host, ca, servername: "localhost" });
       this.sock = sock;
       sock.setNoDelay(true);
       let done = false;
@@ -68,7 +75,7 @@ export class FixInitiator {
       sock.on("error", (e) => {
         if (!done) reject(e);
       });
-      sock.on("connect", () => {
+      sock.on(ca === undefined ? "connect" : "secureConnect", () => {
         const seq = this.o.reset ? 1 : this.nextOut;
         if (this.o.reset) this.nextOut = 1;
         const now = fixTime(Date.now() + (this.o.clockOffsetMs ?? 0));

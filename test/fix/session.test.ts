@@ -4,7 +4,8 @@
  * gateway and simulator in this process over a real socket; plus a binary-protocol session's
  * reports in a FIX drop copy.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -164,8 +165,37 @@ describe("FIX store", () => {
   });
 });
 
-describe("FIX session rules over a socket", () => {
+/** A self-signed certificate for localhost (openssl), or undefined where openssl is missing. */
+function selfSigned(dir: string): { cert: string; key: string } | undefined {
+  const cert = join(dir, "fix.crt");
+  const key = join(dir, "fix.key");
+  const r = spawnSync("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    key,
+    "-out",
+    cert,
+    "-days",
+    "1",
+    "-subj",
+    "/CN=localhost",
+    "-addext",
+    "subjectAltName=DNS:localhost",
+  ]);
+  return r.status === 0 ? { cert, key } : undefined;
+}
+
+describe("FIX session rules over a socket (TLS where openssl can make a certificate)", () => {
   const alpha = newKeys();
+  const certDir = mkdtempSync(join(tmpdir(), "hftgate-fixtls-"));
+  const tlsFiles = selfSigned(certDir);
+  const tlsCa = tlsFiles === undefined ? undefined : readFileSync(tlsFiles.cert, "utf8");
   const dc = newKeys();
   let h: Harness;
   let port = 0;
@@ -198,6 +228,7 @@ describe("FIX session rules over a socket", () => {
         "fix.port": port,
         "fix.sessions": [`ALPHA:${alpha.apiKey}`, `DC:${dc.apiKey}`],
         "fix.dropCopy": ["DC"],
+        ...(tlsFiles ? { "fix.tls.cert": tlsFiles.cert, "fix.tls.key": tlsFiles.key } : {}),
       },
       {},
       true,
@@ -210,6 +241,7 @@ describe("FIX session rules over a socket", () => {
         target: "HFTGATE",
         seedHex: secretHex(alpha),
         heartBtInt: 5,
+        tlsCa,
       },
       keep("ALPHA"),
     );
@@ -218,6 +250,20 @@ describe("FIX session rules over a socket", () => {
   afterAll(async () => {
     fix?.close();
     await h?.close();
+    rmSync(certDir, { recursive: true, force: true });
+  });
+
+  it("speaks TLS when fix.tls is set (a plain connection gets nothing)", async () => {
+    if (tlsFiles === undefined) return; // openssl missing: the rest of the file runs over plain TCP
+    const plain = new FixInitiator(
+      { host: "127.0.0.1", port, sender: "ALPHA", target: "HFTGATE", seedHex: secretHex(alpha) },
+      keep("plain"),
+    );
+    await expect(
+      Promise.race([plain.logon(), new Promise((_, no) => setTimeout(() => no(new Error("timeout")), 500))]),
+    ).rejects.toThrow();
+    plain.close();
+    expect(inbox.some((x) => x.who === "ALPHA" && x.type === "A")).toBe(true);
   });
 
   it("a garbled message gets Reject(3) with the reason and the session stays up", async () => {
@@ -270,6 +316,7 @@ describe("FIX session rules over a socket", () => {
         target: "HFTGATE",
         seedHex: secretHex(dc),
         clockOffsetMs: -5 * 60_000,
+        tlsCa,
       },
       keep("stale"),
     );
@@ -284,7 +331,15 @@ describe("FIX session rules over a socket", () => {
       const inst = h.inst("linear", "ETHUSDT");
       c.placeOrder({ instrumentId: inst, side: 1, ordType: 1, tif: 1, priceTicks: 319000, qtyLots: 2 });
       const d = new FixInitiator(
-        { host: "127.0.0.1", port, sender: "DC", target: "HFTGATE", seedHex: secretHex(dc), heartBtInt: 5 },
+        {
+          host: "127.0.0.1",
+          port,
+          sender: "DC",
+          target: "HFTGATE",
+          seedHex: secretHex(dc),
+          heartBtInt: 5,
+          tlsCa,
+        },
         keep("DC"),
       );
       await d.logon();
