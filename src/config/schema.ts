@@ -679,6 +679,53 @@ const TABLE = [
     def: "var/dropcopy",
     doc: "the drop copy's on-disk buffer (journal format, owner-only); keep it per account",
   },
+  // FIX 4.4 acceptor (src/fix, docs/fix.md): off unless fix.port is 0 or more
+  {
+    path: "fix.port",
+    type: int(-1, 65535),
+    def: -1,
+    doc: "FIX 4.4 acceptor port (-1 = off, 0 = ephemeral)",
+  },
+  { path: "fix.host", type: str(), def: "127.0.0.1", doc: "FIX acceptor address" },
+  { path: "fix.compId", type: str(), def: "HFTGATE", doc: "the gateway's CompID (clients' TargetCompID)" },
+  {
+    path: "fix.sessions",
+    type: { kind: "list" },
+    def: [],
+    doc: "allowed FIX sessions as `<SenderCompID>:<hex Ed25519 public key>`; the SenderCompID is the session name",
+  },
+  {
+    path: "fix.dropCopy",
+    type: { kind: "list" },
+    def: [],
+    doc: "SenderCompIDs (among fix.sessions) that are drop-copy sessions: every report of the account, no orders",
+  },
+  {
+    path: "fix.requirePassword",
+    type: bool,
+    def: false,
+    doc: "the Logon must also carry the gateway token in Password(554)",
+  },
+  {
+    path: "fix.maxSkewMs",
+    type: int(1000, 3_600_000),
+    def: 60_000,
+    doc: "largest difference between a Logon's SendingTime and the gateway's clock",
+  },
+  {
+    path: "fix.storeDir",
+    type: str(),
+    def: "",
+    doc: "FIX sessions' sequence and message store (empty = `fix` beside the journal, or var/fix without one)",
+  },
+  {
+    path: "fix.resendKeep",
+    type: int(16, 10_000_000),
+    def: 100_000,
+    doc: "messages per FIX session kept for ResendRequest; older ones are gap-filled",
+  },
+  { path: "fix.tls.cert", type: str(true), def: null, doc: "PEM certificate file: the acceptor speaks TLS" },
+  { path: "fix.tls.key", type: str(true), def: null, doc: "PEM private key file of fix.tls.cert" },
   // telemetry
   {
     path: "log.level",

@@ -5,11 +5,13 @@
  * before it listens, so a restart can sequence what restored sessions were due first (restart.ts).
  */
 import { randomBytes } from "node:crypto";
+import { dirname, join } from "node:path";
 import type { Logger } from "pino";
 import { Bus, busOptions } from "../bus/bus.js";
 import type { GatewayClient } from "../client/client.js";
 import type { Config } from "../config/load.js";
-import { Gateway } from "../gateway/gateway.js";
+import { type FixAcceptorOptions, fixAcceptor } from "../fix/acceptor.js";
+import { type FrameTap, Gateway } from "../gateway/gateway.js";
 import type { RestoreResult } from "../gateway/restore.js";
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter } from "../limits/index.js";
@@ -148,7 +150,17 @@ export function buildCommandApi(
     registerBusGauges(p.metrics, b);
   }
   // The operator's view keeps the last fills and rejects from the same tap as the bus's drop copy.
-  gateway.tap = admin.tap(bus?.tap);
+  // The FIX drop copy sees the same frames (its tap is known once the acceptor runs).
+  let fixTap: FrameTap | undefined;
+  const busTap = bus?.tap;
+  gateway.tap = admin.tap(
+    config.fix.port < 0
+      ? busTap
+      : (s, n, f) => {
+          busTap?.(s, n, f);
+          fixTap?.(s, n, f);
+        },
+  );
   const local = new InProcessTransport();
   return {
     gateway,
@@ -167,6 +179,14 @@ export function buildCommandApi(
       }
       cleanups.push(() => gateway.close());
       await gateway.addTransport(local.start);
+      if (config.fix.port >= 0) {
+        const fix = fixAcceptor(fixOptions(config, token, p));
+        await gateway.addTransport(async (h) => {
+          const t = await fix(h);
+          fixTap = t.tap;
+          return t;
+        });
+      }
       bus?.start(gateway, engine);
       log.info({ url: gateway.url, transport: gateway.transportKind }, "command API open");
     },
@@ -176,5 +196,34 @@ export function buildCommandApi(
       current = undefined;
       await bus?.close();
     },
+  };
+}
+
+/** The FIX acceptor's settings (its store beside the journal unless fix.storeDir names one). */
+function fixOptions(config: Config, token: string, p: CommandApiParts): FixAcceptorOptions {
+  const f = config.fix;
+  const storeDir =
+    f.storeDir !== "" ? f.storeDir : p.journal ? join(dirname(p.journal.path), "fix") : join("var", "fix");
+  return {
+    host: f.host,
+    port: f.port,
+    compId: f.compId,
+    sessions: f.sessions,
+    dropCopy: f.dropCopy,
+    requirePassword: f.requirePassword,
+    gatewayToken: token,
+    maxSkewMs: f.maxSkewMs,
+    badLogonDelayMs: config.gateway.badTokenDelayMs,
+    maxBufferedBytes: config.gateway.maxBufferedBytes,
+    storeDir,
+    keep: f.resendKeep,
+    tlsCert: f.tls.cert,
+    tlsKey: f.tls.key,
+    instruments: () => p.engine.instruments(),
+    orderOf: (sid, no) => {
+      const o = p.engine.store.bySessionOrder(sid, no);
+      return o === undefined ? undefined : { side: o.side === "buy" ? 1 : 2, instrumentId: o.instrumentId };
+    },
+    log: { info: (o, m) => p.log.info(o, m), warn: (o, m) => p.log.warn(o, m) },
   };
 }

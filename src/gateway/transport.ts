@@ -58,7 +58,7 @@ export interface TransportOptions {
 }
 
 export interface RunningTransport {
-  readonly kind: "uws-native" | "ws" | "nats" | "in-process";
+  readonly kind: "uws-native" | "ws" | "nats" | "in-process" | "fix";
   readonly port: number;
   close(): Promise<void>;
 }
