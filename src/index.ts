@@ -32,7 +32,7 @@ export { startEngine } from "./engine/embedded.js";
 export type { EngineHandle, StartOptions } from "./engine/engineHandle.js";
 export { type InProcessClientOptions, InProcessTransport, inProcessClient } from "./engine/inProcess.js";
 export { StartupError } from "./engine/lifecycle.js";
-export { createLogger, type LoggerOptions } from "./telemetry/logger.js";
 // A minimal FIX 4.4 initiator with the signed Logon (tools and scripts; docs/fix.md).
 export { FixInitiator, type InitiatorOptions } from "./fix/initiator.js";
 export { logonPayload, signLogon } from "./fix/logonSig.js";
+export { createLogger, type LoggerOptions } from "./telemetry/logger.js";
