@@ -390,6 +390,30 @@ const TABLE = [
     def: 1_000,
     doc: "while the journal cannot write (disk full, I/O error), the failed write is retried this often; trading is halted and frames are held until it succeeds",
   },
+  {
+    path: "journal.checkpointIntervalMs",
+    type: int(0, 86_400_000),
+    def: 60_000,
+    doc: "a checkpoint of what a restart needs (live orders, sessions with their resume rings, what each was told) is written this often and at a clean stop; a start reads it and only the journal after it. 0: only at a clean stop",
+  },
+  {
+    path: "journal.checkpointFinishedMs",
+    type: int(0, 31 * MS_DAY),
+    def: 3_600_000,
+    doc: "orders created less than this long before a checkpoint stay in it even when finished (Query answers for them after a restart); older finished orders are left to the journal files and the venue's history",
+  },
+  {
+    path: "journal.retentionDays",
+    type: int(0, 36_500),
+    def: 7,
+    doc: "journal files wholly covered by the checkpoint (both kept generations) and not written for this many days are deleted, or moved to `journal.archiveDir`. 0: never",
+  },
+  {
+    path: "journal.archiveDir",
+    type: str(),
+    def: "",
+    doc: "where retention moves old journal files (created owner-only); empty: they are deleted",
+  },
   // shutdown
   {
     path: "shutdown.cancelLiveOrders",
