@@ -397,6 +397,12 @@ const TABLE = [
     doc: "a checkpoint of what a restart needs (live orders, sessions with their resume rings, what each was told) is written this often and at a clean stop; a start reads it and only the journal after it. 0: only at a clean stop",
   },
   {
+    path: "journal.checkpointMinBytes",
+    type: int(0, 2 ** 40),
+    def: 16 * 1024 * 1024,
+    doc: "a checkpoint is written only once the journal grew by this many bytes since the last one (a shorter journal is read whole at start about as fast)",
+  },
+  {
     path: "journal.checkpointFinishedMs",
     type: int(0, 31 * MS_DAY),
     def: 3_600_000,

@@ -41,6 +41,8 @@ export interface CheckpointerOptions {
   readonly ring: number;
   /** Orders created this recently are kept finished or not (Query answers for them after a restart). */
   readonly finishedMs: number;
+  /** A checkpoint is written only once the journal it would cover grew by this much since the last one. */
+  readonly minBytes: number;
   readonly now?: () => number;
 }
 
@@ -68,6 +70,7 @@ export function checkpointOptions(
     archiveDir: j.archiveDir,
     ring: config.gateway.resumeRing,
     finishedMs: j.checkpointFinishedMs,
+    minBytes: j.checkpointMinBytes,
   };
 }
 
@@ -143,6 +146,10 @@ export class Checkpointer {
     if (!journal.flushSync() && journal.failure !== undefined) return undefined;
     if (journal.failure !== undefined) return undefined;
     const covers: JournalPosition = { file: basename(journal.path), offset: statSync(journal.path).size };
+    // A short journal is read whole at start as fast as a checkpoint: none until there is enough of it.
+    const grown =
+      coveredBytes(this.o.dir, covers) - (this.prev ? coveredBytes(this.o.dir, this.prev.head.covers) : 0);
+    if (grown < Math.max(1, this.o.minBytes)) return undefined;
     const keep = new Set<string>();
     const held = new Map<string, Held>();
     const hold = (clientId: string): void => {

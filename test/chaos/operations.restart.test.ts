@@ -33,7 +33,10 @@ beforeAll(async () => {
         archive = `${String(b.journal!.dir)}-archive`;
         return {
           ...b,
-          journal: { ...b.journal, checkpointIntervalMs: 300, retentionDays: 1, archiveDir: archive },
+          journal: {
+            ...b.journal,
+            ...{ checkpointIntervalMs: 300, checkpointMinBytes: 0, retentionDays: 1, archiveDir: archive },
+          },
         };
       },
     },
