@@ -18,7 +18,11 @@ function history(): JournalRecord[] {
   const out: JournalRecord[] = [];
   let seq = 0;
   let ts = T0;
-  const add = (r: object) => out.push({ seq: ++seq, ts: (ts += 1000), ...r } as JournalRecord);
+  const add = (r: object) => {
+    seq++;
+    ts += 1000;
+    out.push({ seq, ts, ...r } as JournalRecord);
+  };
   const sent = new Map<string, number>();
   const frame = (session: string, sid: number, no: number, name: "Ack" | "OrderUpdate") => {
     const s = (sent.get(session) ?? 0) + 1;

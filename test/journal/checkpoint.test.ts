@@ -214,7 +214,8 @@ describe("retention", () => {
     const now = Date.now();
     const day = 86_400_000;
     const age = [9, 3, 8, 9]; // days since last written
-    files.forEach((f, i) => utimesSync(f, new Date(now - age[i]! * day), new Date(now - age[i]! * day)));
+    for (const [i, f] of files.entries())
+      utimesSync(f, new Date(now - age[i]! * day), new Date(now - age[i]! * day));
     const listed = journalFiles(dir);
     expect(listed).toEqual(files);
     const covers = { file: basename(files[3]!), offset: 10 };
