@@ -5,12 +5,14 @@
  * the venue's signed listings are the truth for what is live; the session resumes (no 104, no gap);
  * journal files covered by both checkpoint generations and past the retention are moved to the archive.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, utimesSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyPair } from "../../src/auth/keys.js";
 import { CHECKPOINT_FILE, journalFiles } from "../../src/journal/index.js";
 import { OrderStatus } from "../../src/protocol/schema.js";
+import { ensureBuilt } from "./harness/child.js";
 import { VenueReader } from "./harness/listings.js";
 import { instrumentIds, type ProcessRig, startProcessRig } from "./harness/processRig.js";
 import { SimProcess } from "./harness/simProcess.js";
@@ -158,5 +160,18 @@ describe("operations: the bounded restart", () => {
     // Order numbers continue after the last one used (LogonAck.lastClOrdNo does not go back).
     const d = await placeResting(s, 1, 14);
     expect(d[0]).toBeGreaterThan(Math.max(...c));
+
+    // The tools say what they read: the checkpoint generations, and the files retention took.
+    const check = spawnSync(process.execPath, [ensureBuilt(), "replay", "--check", jdir], {
+      encoding: "utf8",
+    });
+    expect(check.status).toBe(0);
+    expect(check.stdout).toMatch(/checkpoint\.hgc {2}covers hftgate-\S+ up to byte \d+/);
+    expect(check.stdout).toContain(
+      `pruned: 1 older journal file(s), up to ${basename(first!)}, were pruned by retention (moved to ${archive})`,
+    );
+    const replay = spawnSync(process.execPath, [ensureBuilt(), "replay", jdir], { encoding: "utf8" });
+    expect(replay.status).toBe(0);
+    expect(replay.stderr).toContain("were pruned by retention");
   }, 90_000);
 });
