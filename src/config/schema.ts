@@ -87,6 +87,12 @@ const TABLE = [
     doc: "[assumed] which id the HFT amend body names the order by (the other is left out)",
   },
   {
+    path: "venue.hftListMaxPages",
+    type: int(1, 1_000_000),
+    def: 2_000,
+    doc: "most pages of an HFT listing (`/v5/order/realtime` open orders, `/v5/execution/list`) a reconciliation or an orphan check follows to the end of its cursor; reaching it with pages left leaves that reconciliation incomplete (logged as an error, the surface not reconciled). A poll round reads at most 5 pages",
+  },
+  {
     path: "venue.spotExchanges",
     type: { kind: "list", values: ["coinswitchx", "c2c1", "c2c2"] },
     def: ["coinswitchx", "c2c1"],
