@@ -1,7 +1,8 @@
 /**
  * Admin HTTP endpoint for fault injection and inspection. Unauthenticated by design, so it only ever
  * listens on loopback and only when asked for (adminPort). Routes:
- *   GET    /state                 counters, fault rules, stream faults, clock skew
+ *   GET    /state                 counters, fault rules and how many requests each kind answered
+ *                                  (`faultHits`), stream faults, clock skew
  *   POST   /faults                add a rule (FaultRule) or {rules:[...]}
  *   DELETE /faults                clear all rules, stream faults and skew
  *   PUT    /faults/streams        {dropProbability?, duplicateProbability?, reorderProbability?}

@@ -77,6 +77,11 @@ export class Faults {
   rules: FaultRule[];
   streams: StreamFaults;
   clockSkewMs: number;
+  /**
+   * Requests each kind of rule answered, by `<kind> <endpoint>` (`error5xx GET /trade/api/v2/orders`),
+   * over the simulator's life (a clear keeps them): how a test knows its fault really fired.
+   */
+  readonly hits = new Map<string, number>();
   private readonly rng: Rng;
 
   constructor(seed: number, rules: FaultRule[], streams: StreamFaults, clockSkewMs: number) {
@@ -118,6 +123,8 @@ export class Faults {
           i--;
         }
       }
+      const hit = `${r.kind} ${r.endpoint ?? "*"}`;
+      this.hits.set(hit, (this.hits.get(hit) ?? 0) + 1);
       if (r.kind === "latency") {
         delayMs += (r.ms ?? 0) + (r.jitterMs ? this.rng.next() * r.jitterMs : 0);
         if (r.abandoned === "handle") handleAbandoned = true;

@@ -168,6 +168,7 @@ export async function startSimulator(options?: DeepPartial<SimOptions>): Promise
       streams: { ...streams.counters },
       lateCreates: counters.lateCreates(),
       faults: faults.rules,
+      faultHits: Object.fromEntries(faults.hits),
       streamFaults: faults.streams,
       clockSkewMs: faults.clockSkewMs,
       spot: { cancelConfirmMs: opts.spot.cancelConfirmMs, expiryConfirmMs: opts.spot.expiryConfirmMs },

@@ -1,16 +1,20 @@
 /**
  * `hftgate replay <journal file or directory> [--order <id>] [--full]`: prints each order's
  * full history (commands, requests, responses, stream events) from a journal, oldest first, as far as
- * each file reads; `--order` takes the client order id or the exchange's order id. `--check [dir]` instead checks a journal directory the way start-up does (damage,
- * the newest file's torn tail, whose journal it is) and exits non-zero when a start would be refused.
+ * each file reads; `--order` takes the client order id or the exchange's order id. `--check [dir]`
+ * instead checks a journal directory the way start-up does (damage, the newest file's torn tail, whose
+ * journal it is, the checkpoint generations and what retention pruned) and exits non-zero when a start
+ * would be refused.
  */
-import { statSync } from "node:fs";
-import { basename } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { CHECKPOINT_FILE, CHECKPOINT_PREV, decodeCheckpoint, readCheckpoint } from "../journal/checkpoint.js";
 import { journalFiles, listJournals } from "../journal/files.js";
 import { findOrder, formatRecord, orderHistories } from "../journal/history.js";
 import { describeIdentity } from "../journal/identity.js";
 import { readJournal } from "../journal/reader.js";
 import type { JournalRecord } from "../journal/records.js";
+import { readPruneMarker } from "../journal/retention.js";
 import { classify, describeDamage, type FileScan, scanJournal } from "../journal/scan.js";
 import { bool, type CommandSpec, command, str, UsageError } from "./args.js";
 
@@ -48,8 +52,11 @@ export const run = command(spec, async (args) => {
   const target = args.positionals[0];
   if (target === undefined) throw new UsageError(`missing argument: ${spec.positionals}`);
   let files: string[];
+  let pruned: string | undefined;
   try {
-    files = statSync(target).isDirectory() ? listJournals(target) : [target];
+    const isDir = statSync(target).isDirectory();
+    files = isDir ? listJournals(target) : [target];
+    pruned = isDir ? prunedNote(target) : undefined;
   } catch {
     process.stderr.write(`replay: cannot read ${target}\n`);
     return 2;
@@ -103,6 +110,7 @@ export const run = command(spec, async (args) => {
         (damaged.length > 0 ? `, damaged (read up to the damage): ${damaged.join("; ")}` : ""),
     );
   }
+  if (pruned !== undefined) process.stderr.write(`replay: ${pruned}\n`);
   process.stdout.write(`${out.join("\n")}\n`);
   return 0;
 });
@@ -155,7 +163,52 @@ function check(dir: string): number {
       `${damage.length} damaged file(s): hftgate start refuses this journal; ` +
         "`hftgate start --recover-from-venue` moves the damaged file and every later one aside (never deleted) and starts from the venue's listings",
     );
-  if (!bad) out.push("OK");
+  const cp = checkpointLines(dir);
+  out.push(...cp.lines);
+  if (cp.refused) out.push(cp.refused);
+  if (!bad && cp.refused === undefined) out.push("OK");
   process.stdout.write(`${out.join("\n")}\n`);
-  return bad ? 1 : 0;
+  return bad || cp.refused !== undefined ? 1 : 0;
+}
+
+/** What retention took from a directory, for the order histories read from what is left. */
+function prunedNote(dir: string): string | undefined {
+  const m = readPruneMarker(dir);
+  if (m === undefined) return undefined;
+  const where = m.archive === undefined ? "deleted" : `moved to ${m.archive}`;
+  return (
+    `${m.files} older journal file(s), up to ${m.through}, were pruned by retention (${where}): ` +
+    "the histories above are those of the files left; orders live when the checkpoint was taken are in its records (hftgate start reads them)"
+  );
+}
+
+/** `--check`'s checkpoint lines: each generation, what it covers or why it cannot be used; and what retention took. */
+function checkpointLines(dir: string): { lines: string[]; refused: string | undefined } {
+  const lines: string[] = [];
+  let usable = 0;
+  for (const name of [CHECKPOINT_FILE, CHECKPOINT_PREV]) {
+    const path = join(dir, name);
+    if (!existsSync(path)) continue;
+    try {
+      const own = decodeCheckpoint(readFileSync(path)).head.identity;
+      const c = readCheckpoint(path, dir, own);
+      const h = c.head;
+      usable++;
+      lines.push(
+        `  ${name}  covers ${h.covers.file} up to byte ${h.covers.offset} (${h.coveredBytes} bytes of journal), ` +
+          `${h.records} records, taken ${new Date(h.takenAt).toISOString()}, ${describeIdentity(own)}`,
+      );
+    } catch (err) {
+      lines.push(
+        `  ${name}  NOT USABLE: ${err instanceof SyntaxError ? "malformed head" : (err as Error).message}`,
+      );
+    }
+  }
+  const pruned = prunedNote(dir);
+  if (pruned !== undefined) lines.push(`pruned: ${pruned}`);
+  const refused =
+    pruned !== undefined && usable === 0
+      ? "NO USABLE CHECKPOINT while files were pruned: hftgate start refuses (the files left have a hole); `hftgate start --recover-from-venue` starts from them and the venue's listings"
+      : undefined;
+  return { lines, refused };
 }

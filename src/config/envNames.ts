@@ -24,6 +24,17 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
   { name: "HFTGATE_BENCH_E2E", readBy: "bench", doc: "runs only the end-to-end configurations matching it" },
   { name: "HFTGATE_BENCH_SIZES", readBy: "bench", doc: "JSON phase sizes (smaller runs for diagnosis)" },
   { name: "HFTGATE_BENCH_DIR", readBy: "bench", doc: "directory of the journal benchmark's files" },
+  {
+    name: "HFTGATE_BENCH_RESTART_MB",
+    readBy: "bench",
+    doc: "MB of journal history the restart bench writes (default 1024)",
+  },
+  {
+    name: "HFTGATE_BENCH_RESTART_RUNS",
+    readBy: "bench",
+    doc: "starts the restart bench times per case (default 3)",
+  },
+  { name: "HFTGATE_BENCH_KEEP", readBy: "bench", doc: "the restart bench keeps its directory" },
   { name: "HFTGATE_KEEP_RUNS", readBy: "test", doc: "keep the journal of a failing chaos run" },
   { name: "HFTGATE_KILL_SEEDS", readBy: "test", doc: "seeds of the kill-truth test" },
   { name: "HFTGATE_KILL_SCENARIOS", readBy: "test", doc: "scenarios of the kill-truth test" },

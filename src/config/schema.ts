@@ -87,6 +87,12 @@ const TABLE = [
     doc: "[assumed] which id the HFT amend body names the order by (the other is left out)",
   },
   {
+    path: "venue.hftListMaxPages",
+    type: int(1, 1_000_000),
+    def: 2_000,
+    doc: "most pages of an HFT listing (`/v5/order/realtime` open orders, `/v5/execution/list`) a reconciliation or an orphan check follows to the end of its cursor; reaching it with pages left leaves that reconciliation incomplete (logged as an error, the surface not reconciled). A poll round reads at most 5 pages",
+  },
+  {
     path: "venue.spotExchanges",
     type: { kind: "list", values: ["coinswitchx", "c2c1", "c2c2"] },
     def: ["coinswitchx", "c2c1"],
@@ -389,6 +395,36 @@ const TABLE = [
     type: int(10, 60_000),
     def: 1_000,
     doc: "while the journal cannot write (disk full, I/O error), the failed write is retried this often; trading is halted and frames are held until it succeeds",
+  },
+  {
+    path: "journal.checkpointIntervalMs",
+    type: int(0, 86_400_000),
+    def: 60_000,
+    doc: "a checkpoint of what a restart needs (live orders, sessions with their resume rings, what each was told) is written this often and at a clean stop; a start reads it and only the journal after it. 0: only at a clean stop",
+  },
+  {
+    path: "journal.checkpointMinBytes",
+    type: int(0, 2 ** 40),
+    def: 16 * 1024 * 1024,
+    doc: "a checkpoint is written only once the journal grew by this many bytes since the last one (a shorter journal is read whole at start about as fast)",
+  },
+  {
+    path: "journal.checkpointFinishedMs",
+    type: int(0, 31 * MS_DAY),
+    def: 3_600_000,
+    doc: "orders created less than this long before a checkpoint stay in it even when finished (Query answers for them after a restart); older finished orders are left to the journal files and the venue's history",
+  },
+  {
+    path: "journal.retentionDays",
+    type: int(0, 36_500),
+    def: 7,
+    doc: "journal files wholly covered by the checkpoint (both kept generations) and not written for this many days are deleted, or moved to `journal.archiveDir`. 0: never",
+  },
+  {
+    path: "journal.archiveDir",
+    type: str(),
+    def: "",
+    doc: "where retention moves old journal files (created owner-only); empty: they are deleted",
   },
   // shutdown
   {

@@ -51,8 +51,10 @@ export class Control {
   }
 
   /** Start-up: the last trading state the journal holds (a halt is lifted only by an admin). */
-  restoreTradingState(state: "active" | "reducing" | "halted"): void {
-    this.d.risk.setState(state, "restored from the journal", "command");
+  restoreTradingState(state: "active" | "reducing" | "halted", healsTo?: "active" | "reducing"): void {
+    const heals =
+      healsTo === undefined ? undefined : { to: healsTo, reason: "a venue-health state before the restart" };
+    this.d.risk.setState(state, "restored from the journal", "command", heals);
   }
 
   /** Halts trading and cancels every live order of the account. Returns how many cancels were asked. */
@@ -77,7 +79,9 @@ export class Control {
     if (!this.d.run.dead) {
       this.d.journal?.note({ text: `trading state ${c.from} -> ${c.to} (${c.source}): ${c.reason}` });
       // The machine-readable record replay restores from (a halt survives a crash).
-      this.d.journal?.command({ session: "engine", op: "state", reason: c.to });
+      // `reducing heal=active`: a venue-health state, which a restart keeps healing by itself.
+      const heal = c.healsTo === undefined ? "" : ` heal=${c.healsTo}`;
+      this.d.journal?.command({ session: "engine", op: "state", reason: `${c.to}${heal}` });
     }
     this.d.log.warn({ from: c.from, to: c.to, source: c.source, reason: c.reason }, "trading state changed");
     this.broadcastState(c.reason);

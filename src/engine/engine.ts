@@ -376,8 +376,8 @@ export class Engine implements GatewayEngine, OrderListener {
   resolveAmend(o: Order, s: VenueSurface, rec: unknown, deadlinePassed: boolean): boolean {
     return this.amends.resolveWith(o, s, rec, deadlinePassed);
   }
-  restoreTradingState(state: "active" | "reducing" | "halted"): void {
-    this.control.restoreTradingState(state);
+  restoreTradingState(state: "active" | "reducing" | "halted", healsTo?: "active" | "reducing"): void {
+    this.control.restoreTradingState(state, healsTo);
   }
   kill(reason: string): number {
     return this.control.kill(reason);

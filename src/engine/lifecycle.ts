@@ -13,6 +13,7 @@ import { RiskGate } from "../risk/riskGate.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
 import { buildSurfaces } from "../venue/surfaces.js";
 import { type VenueFeed, VenueSync } from "../venue/sync.js";
+import { Checkpointer, checkpointOptions } from "./checkpointer.js";
 import { buildCommandApi } from "./commandApi.js";
 import { Engine } from "./engine.js";
 import type { EngineHandle, StartOptions } from "./engineHandle.js";
@@ -156,6 +157,14 @@ async function boot(
     },
   );
   registerSessionGauges(metrics, api.current);
+  // 7. the journal's checkpoint, periodic and at a clean stop, and the retention after each
+  const checkpointer =
+    journal &&
+    new Checkpointer(checkpointOptions(config, identity), {
+      ...{ engine, risk, book: instruments, journal, log, start: journalCheck?.checkpoint },
+    });
+  checkpointer?.start();
+  if (checkpointer) cleanups.push(() => checkpointer.stop());
   const riskTimer = setInterval(() => risk.tick(), 1000);
   riskTimer.unref();
 
@@ -167,6 +176,7 @@ async function boot(
       ...{ riskTimer, engine, journal, connections: api.gateway, gateway: () => api.close(), feeds, sync },
       ...{ limiter, rest, sim },
       ...{ referencePrices: md.referencePrices, marketData: md.feeds, stopNats: v.stopNats },
+      checkpoint: checkpointer && (() => checkpointer.atStop()),
       // The journal directory is free for the next process once this one has closed its file.
     }).finally(() => journalLock?.release());
     return stopping;

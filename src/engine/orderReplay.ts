@@ -75,6 +75,8 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
   const all: JournalRecord[] = [];
   let skipped = 0;
   let lastState: "active" | "reducing" | "halted" | undefined;
+  /** The state a venue-health trigger set returns to this by itself (`reducing heal=active`). */
+  let healsTo: "active" | "reducing" | undefined;
   /** One venue record of a known order, through the one way into the store (a malformed one is skipped). */
   const applyRecord = (o: Order, reader: RecordNormalizer, rec: unknown): void => {
     if (engine.ingest.replayed(o, reader, rec) === "malformed") skipped++;
@@ -114,7 +116,11 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
           return;
         }
         if (r.op === "state") {
-          if (r.reason === "active" || r.reason === "reducing" || r.reason === "halted") lastState = r.reason;
+          const m = /^(active|reducing|halted)(?: heal=(active|reducing))?$/.exec(r.reason ?? "");
+          if (m) {
+            lastState = m[1] as "active" | "reducing" | "halted";
+            healsTo = m[2] as "active" | "reducing" | undefined;
+          }
           return;
         }
         if (r.op === "amend" || r.op === "amendDone") {
@@ -228,8 +234,8 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
     const abandoned = engine.amends.replaces.abandon();
     if (abandoned > 0) log.warn({ orders: abandoned }, "cancel-replace abandoned at restart");
     if (lastState !== undefined && lastState !== "active") {
-      engine.restoreTradingState(lastState);
-      log.warn({ state: lastState }, "trading state restored from the journal");
+      engine.restoreTradingState(lastState, healsTo);
+      log.warn({ state: lastState, healsTo }, "trading state restored from the journal");
     }
     const unresolved = unresolvedRequests(all);
     let orders = 0;

@@ -155,6 +155,15 @@ export class Owners {
     return this.outbox.get(owner) ?? [];
   }
 
+  /** Each order message kept for an owner that is away: its owner and client order number (the checkpoint). */
+  forEachKept(fn: (owner: number, clOrdNo: number) => void): void {
+    for (const [owner, box] of this.outbox)
+      for (const m of box) {
+        const no = (m.body as { clOrdNo?: unknown }).clOrdNo;
+        if (typeof no === "number") fn(owner, no);
+      }
+  }
+
   /** Delivers what was kept for an owner while it had no session (at its logon). */
   flushOutbox(owner: number, sid: number): void {
     const box = this.outbox.get(owner);

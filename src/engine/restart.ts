@@ -3,7 +3,8 @@
  * nothing to restore); `lifecycle.boot` calls it once the engine and the venue sync exist.
  *
  *  1. The journal is read once (startJournal.ts): one pass feeds the order replay (orderReplay.ts),
- *     the session restorer (gateway/restore.ts) and the told-vs-known ledger (toldVsKnown.ts).
+ *     the session restorer (gateway/restore.ts) and the told-vs-known ledger (toldVsKnown.ts); with
+ *     a checkpoint, its records and then the journal after its position.
  *  2. Replayed live orders are marked replayed: resolved by client id, never re-sent.
  *  3. Reconciliation (venue/sync.ts): the open lists read, every replayed or unanswered order asked
  *     for by client id before anything else happens.
@@ -84,7 +85,8 @@ export async function restart<A extends { readonly gateway: SessionSink }>(
 ): Promise<{ api: A; summary: RestartSummary }> {
   const { config, engine, sync, instruments, journal, log } = p;
   // 1. the journal, once
-  const read = readJournalAtStart(engine, instruments, p.surfaces, config, journal, log);
+  const cp = p.journalCheck?.checkpoint;
+  const read = readJournalAtStart(engine, instruments, p.surfaces, config, journal, log, cp, p.risk);
   // 2. replayed live orders: resolved by client id, never re-sent
   for (const id of read.replayedIds) sync.markReplayed(id);
   // Numbers a moved-aside journal used are never accepted again (LogonAck.lastClOrdNo does not go back).

@@ -33,6 +33,8 @@ export interface StopParts {
   rest: RestStack;
   sim: EmbeddedVenue | undefined;
   stopNats: (() => Promise<void>) | undefined;
+  /** The journal's checkpoint at a clean stop (checkpointer.ts), taken once the drain is journaled. */
+  checkpoint?: () => Promise<unknown>;
 }
 
 /** Kept from the budget for the closing steps after the drain (at most a quarter of it). */
@@ -80,6 +82,8 @@ export async function shutdownInOrder(
     await sync.stop();
     step("feeds");
     limiter?.close();
+    // The next start reads this checkpoint and (almost) nothing after it.
+    if (p.checkpoint !== undefined) await beforeDeadline(p.checkpoint().then(nothing), deadline - GO_AWAY_MS);
     await journal?.close();
     step("journal");
     await rest.stop();
@@ -97,6 +101,8 @@ export async function shutdownInOrder(
   log.info({ reason, ms: Date.now() - started }, "stopped");
   log.flush?.();
 }
+
+function nothing(): void {}
 
 /** Resolves when `p` settles or at `deadlineMs`, whichever is first. */
 function beforeDeadline(p: Promise<void>, deadlineMs: number): Promise<void> {

@@ -3,15 +3,20 @@
  * goes, in journal order, to each of: the order replay (rebuilds the store, risk and owners; venue
  * `exchange` only, since the embedded simulator starts empty and has nothing to reconcile against),
  * the session restorer (named sessions resume: seq, resume ring) and the told-vs-known ledger (what
- * each session was told). Nothing else at start reads the journal.
+ * each session was told). With a usable checkpoint (startCheck.ts) the read is its records, then the
+ * journal after its position; its order numbers and positions are set first. Nothing else at start
+ * reads the journal.
  */
+import { basename } from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/load.js";
 import { SessionRestorer } from "../gateway/restore.js";
+import type { Checkpoint } from "../journal/checkpoint.js";
 import { chronological, listJournals } from "../journal/files.js";
 import type { JournalIdentity } from "../journal/identity.js";
-import { type JournalConsumer, readJournalsInto } from "../journal/reader.js";
+import { type JournalConsumer, type JournalPart, readJournalsInto } from "../journal/reader.js";
 import { Journal } from "../journal/writer.js";
+import type { RiskGate } from "../risk/riskGate.js";
 import type { Surfaces } from "../venue/surface.js";
 import type { Engine } from "./engine.js";
 import type { InstrumentBook } from "./instruments.js";
@@ -59,11 +64,16 @@ export function openJournal(
 }
 
 /**
- * The files the start reads: every earlier file of `journal.dir`, oldest first. (A checkpoint would
- * seed the consumers below and narrow this list to the files written after it.)
+ * The files the start reads, oldest first: every earlier file of `journal.dir`, or with a checkpoint
+ * the file it covers from its position on and the files after it.
  */
-function filesToRead(dir: string, current: Journal): string[] {
-  return chronological(listJournals(dir).filter((f) => f !== current.path));
+export function filesToRead(dir: string, current: Journal, checkpoint?: Checkpoint): JournalPart[] {
+  const files = chronological(listJournals(dir).filter((f) => f !== current.path));
+  if (checkpoint === undefined) return files;
+  const { file, offset } = checkpoint.head.covers;
+  const at = files.findIndex((f) => basename(f) === file);
+  if (at < 0) return files;
+  return [{ path: files[at]!, from: offset }, ...files.slice(at + 1)];
 }
 
 /** The one start-up pass over the journal directory (the file just opened by this run excluded). */
@@ -74,11 +84,13 @@ export function readJournalAtStart(
   config: Pick<Config, "journal" | "engine" | "venue" | "gateway">,
   journal: Journal | undefined,
   log: Logger,
+  checkpoint?: Checkpoint & { readonly path: string },
+  risk?: Pick<RiskGate, "setPosition">,
 ): JournalStart {
   const ledger = new ToldLedger();
   const none: JournalStart = { replay: undefined, replayedIds: [], sessions: undefined, ledger };
   if (journal === undefined || !config.engine.replayJournal) return none;
-  const files = filesToRead(config.journal.dir, journal);
+  const files = filesToRead(config.journal.dir, journal, checkpoint);
   const g = config.gateway;
   const sessions = new SessionRestorer({
     ring: g.resumeRing,
@@ -89,8 +101,39 @@ export function readJournalAtStart(
   const orders = config.venue.kind === "exchange" ? orderReplay(engine, book, surfaces) : undefined;
   const consumers: JournalConsumer[] = orders === undefined ? [sessions, ledger] : [orders, sessions, ledger];
   // In replay mode: no requests, no messages (only the store, risk and owners are rebuilt).
-  const read = engine.run.replay(() => readJournalsInto(files, consumers));
+  const read = engine.run.replay(() => {
+    if (checkpoint !== undefined)
+      seed(checkpoint, engine, book, orders === undefined ? undefined : risk, consumers, log);
+    const r = readJournalsInto(files, consumers);
+    return checkpoint === undefined ? r : { ...r, records: r.records + checkpoint.records.length };
+  });
   if (orders === undefined) return { ...none, sessions };
   const r = orders.finish({ files: files.length, ...read }, log);
   return { replay: r.summary, replayedIds: r.replayedIds, sessions, ledger };
+}
+
+/** The checkpoint first: order numbers, the positions its records do not rebuild, then its records. */
+function seed(
+  c: Checkpoint & { readonly path: string },
+  engine: Engine,
+  book: InstrumentBook,
+  risk: Pick<RiskGate, "setPosition"> | undefined,
+  consumers: readonly JournalConsumer[],
+  log: Logger,
+): void {
+  for (const [name, no] of Object.entries(c.head.orderNumbers)) engine.noteOrderNo(engine.ownerOf(name), no);
+  for (const [key, lots] of Object.entries(c.head.positions)) {
+    const e = book.byKey(key);
+    if (e !== undefined) risk?.setPosition(e.inst.id, lots);
+  }
+  for (const r of c.records) for (const k of consumers) k.add(r);
+  log.info(
+    {
+      checkpoint: c.path,
+      covers: c.head.covers,
+      records: c.records.length,
+      coveredBytes: c.head.coveredBytes,
+    },
+    "journal checkpoint read: the journal after its position follows",
+  );
 }

@@ -49,6 +49,7 @@ export class StreamsFeed implements VenueFeed {
       streamBaseUrl: ctx.streamBaseUrl,
       spot: surfaces.includes("spot"),
       hftCategories: surfaces.includes("hft") ? cfg.venue.hftCategories : [],
+      hftMaxPages: cfg.venue.hftListMaxPages,
       staleMs: cfg.streams.staleMs,
       holdUntilReconciled: cfg.streams.holdNewOrdersDuringReconcile,
       reconcileRetryMs: cfg.streams.reconcileRetryMs,
@@ -77,6 +78,13 @@ export class StreamsFeed implements VenueFeed {
           );
         },
         onReconcileDone: (rep) => {
+          // A listing cut at the page bound: never reconciled until the bound is raised (or orders go).
+          const cut = rep.errors.filter((e) => e.includes("venue.hftListMaxPages"));
+          if (cut.length > 0)
+            ctx.log.error(
+              { errors: cut },
+              "reconciliation incomplete: HFT listing longer than venue.hftListMaxPages",
+            );
           if (!rep.complete || rep.escalated.length > 0 || rep.missing.length > 0) {
             ctx.log.warn(
               {

@@ -4,7 +4,7 @@
  * directory's files for start-up and refuse damage: only the newest file may end in a torn tail
  * (what a crash mid-write leaves), anything else throws JournalDamageError naming file and offset.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { BINARY_MAGIC, decodeBinary, frameEnd, type JournalFormat } from "./codec.js";
 import { type JournalIdentity, parseIdentity } from "./identity.js";
 import { CODE_KIND, JournalError, type JournalRecord, type RecordKind, SCHEMA } from "./records.js";
@@ -27,16 +27,46 @@ export interface JournalRead {
 
 const KINDS = new Set(CODE_KIND.filter((k) => k !== undefined));
 
-export function readJournal(path: string): JournalRead {
+/**
+ * Reads a file's records; `from` (a record boundary, such as a checkpoint's position) skips what is
+ * before it (the identity is then not read).
+ */
+export function readJournal(path: string, from = 0): JournalRead {
+  if (from > 0) return readFrom(path, from);
   const buf = readFileSync(path);
-  if (buf.length >= 4 && buf.subarray(0, 4).equals(BINARY_MAGIC)) return readBinary(buf);
-  if (buf.length === 0 || buf[0] === 0x7b) return readNdjson(buf);
+  if (buf.length >= 4 && buf.subarray(0, 4).equals(BINARY_MAGIC)) return readBinary(buf, BINARY_MAGIC.length);
+  if (buf.length === 0 || buf[0] === 0x7b) return readNdjson(buf, 0);
   throw new JournalError(`${path}: not an hftgate journal`);
 }
 
-function readBinary(buf: Buffer): JournalRead {
+/** The bytes from `from` on only (a long file's covered start is never read); offsets stay the file's. */
+function readFrom(path: string, from: number): JournalRead {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const head = Buffer.alloc(4);
+    readSync(fd, head, 0, 4, 0);
+    const buf = Buffer.allocUnsafe(Math.max(0, size - from));
+    let n = 0;
+    while (n < buf.length) {
+      const got = readSync(fd, buf, n, buf.length - n, from + n);
+      if (got === 0) break;
+      n += got;
+    }
+    const body = buf.subarray(0, n);
+    let r: JournalRead;
+    if (head.equals(BINARY_MAGIC)) r = readBinary(body, 0);
+    else if (head[0] === 0x7b) r = readNdjson(body, 0);
+    else throw new JournalError(`${path}: not an hftgate journal`);
+    return r.fault === undefined ? r : { ...r, fault: { ...r.fault, offset: r.fault.offset + from } };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readBinary(buf: Buffer, start: number): JournalRead {
   const records: JournalRecord[] = [];
-  let off = BINARY_MAGIC.length;
+  let off = start;
   let fault: Fault | undefined;
   let corrupt = 0;
   while (off < buf.length) {
@@ -51,15 +81,18 @@ function readBinary(buf: Buffer): JournalRead {
     off = r.next;
   }
   const first = records[0];
-  const identity = first?.k === "note" && first.seq === 0 ? parseIdentity(first.text) : undefined;
+  const identity =
+    start === BINARY_MAGIC.length && first?.k === "note" && first.seq === 0
+      ? parseIdentity(first.text)
+      : undefined;
   return { format: "binary", records, tornBytes: buf.length - off, corrupt, identity, fault };
 }
 
-function readNdjson(buf: Buffer): JournalRead {
+function readNdjson(buf: Buffer, from: number): JournalRead {
   const records: JournalRecord[] = [];
   let identity: JournalIdentity | undefined;
   let corrupt = 0;
-  let pos = 0;
+  let pos = from;
   let tornBytes = 0;
   let firstBad: { offset: number; kind: "incomplete" | "unparsable"; records: number } | undefined;
   while (pos < buf.length) {
@@ -127,20 +160,28 @@ function bytesBack(kind: RecordKind, rec: Record<string, unknown>): JournalRecor
 export const DAMAGE_HINT =
   "`hftgate replay --check <dir>` lists the damage; `hftgate start --recover-from-venue` moves the damaged files aside and starts from the venue's listings";
 
+/** A file to read, whole (a path) or from a byte offset (the first file after a checkpoint). */
+export type JournalPart = string | { readonly path: string; readonly from: number };
+
+function partPath(p: JournalPart): string {
+  return typeof p === "string" ? p : p.path;
+}
+
 /**
  * Replay: feeds every record of the given files (oldest first), in order, to `apply` (the engine
  * passes them through the order store). Only the last file may end in a torn tail (reported in
  * `tornBytes`); any other fault throws JournalDamageError before that file's records are applied.
  */
 export function replayJournals(
-  paths: readonly string[],
+  parts: readonly JournalPart[],
   apply: (rec: JournalRecord, file: string) => void,
 ): { records: number; tornBytes: number; corrupt: number } {
   let records = 0;
   let tornBytes = 0;
-  paths.forEach((p, i) => {
-    const r = readJournal(p);
-    if (r.fault !== undefined && !(r.fault.tail && i === paths.length - 1)) {
+  parts.forEach((part, i) => {
+    const p = partPath(part);
+    const r = readJournal(p, typeof part === "string" ? 0 : part.from);
+    if (r.fault !== undefined && !(r.fault.tail && i === parts.length - 1)) {
       const d: Damage = { file: p, fault: r.fault };
       throw new JournalDamageError([d], DAMAGE_HINT);
     }
@@ -162,10 +203,10 @@ export interface JournalConsumer {
  * as in replayJournals.
  */
 export function readJournalsInto(
-  paths: readonly string[],
+  parts: readonly JournalPart[],
   consumers: readonly JournalConsumer[],
 ): { records: number; tornBytes: number; corrupt: number } {
-  return replayJournals(paths, (rec) => {
+  return replayJournals(parts, (rec) => {
     for (const c of consumers) c.add(rec);
   });
 }

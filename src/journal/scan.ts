@@ -51,19 +51,24 @@ const NOTE = KIND_CODE.note;
 const START_NOTE = /^start venue=(\w+)/;
 const NDJSON_KINDS = new Set<unknown>(CODE_KIND.filter((k) => k !== undefined));
 
-export function scanJournal(path: string): FileScan {
+/**
+ * Scans a file; `from` (a record boundary: a checkpoint's position) starts the walk there, so what a
+ * checkpoint covers is not read again (the identity at the head is then not read either).
+ */
+export function scanJournal(path: string, from = 0): FileScan {
   const fd = openSync(path, "r");
   let first: number | undefined;
   try {
     const w = new Window(fd, fstatSync(fd).size);
     w.ensure(0, 4);
     const head = w.view();
-    if (head.length >= 4 && head.subarray(0, 4).equals(BINARY_MAGIC)) return scanBinary(path, w);
+    if (head.length >= 4 && head.subarray(0, 4).equals(BINARY_MAGIC))
+      return scanBinary(path, w, Math.max(BINARY_MAGIC.length, from));
     first = head[0];
   } finally {
     closeSync(fd);
   }
-  if (first === undefined || first === 0x7b) return scanNdjson(path, readFileSync(path));
+  if (first === undefined || first === 0x7b) return scanNdjson(path, readFileSync(path), from);
   throw new JournalError(`${path}: not an hftgate journal`);
 }
 
@@ -110,8 +115,8 @@ class Window {
   }
 }
 
-function scanBinary(path: string, w: Window): FileScan {
-  let off = BINARY_MAGIC.length;
+function scanBinary(path: string, w: Window, start: number): FileScan {
+  let off = start;
   let records = 0;
   let identity: JournalIdentity | undefined;
   let startVenue: string | undefined;
@@ -130,10 +135,11 @@ function scanBinary(path: string, w: Window): FileScan {
       return { path, format: "binary", size: w.size, records, identity, startVenue, fault };
     }
     // Notes are rare: only they are decoded (the identity, an older file's start note).
-    if (buf[rel + 8] === NOTE && (records === 0 || (identity === undefined && startVenue === undefined))) {
+    const atHead = off === BINARY_MAGIC.length;
+    if (buf[rel + 8] === NOTE && (atHead || (identity === undefined && startVenue === undefined))) {
       const d = decodeBinary(buf, rel);
       const text = typeof d === "object" && d.rec.k === "note" ? d.rec.text : "";
-      if (records === 0 && typeof d === "object" && d.rec.seq === 0) identity = parseIdentity(text);
+      if (atHead && typeof d === "object" && d.rec.seq === 0) identity = parseIdentity(text);
       startVenue ??= START_NOTE.exec(text)?.[1];
     }
     records++;
@@ -180,13 +186,13 @@ function zeros(buf: Buffer, from: number): boolean {
   return true;
 }
 
-function scanNdjson(path: string, buf: Buffer): FileScan {
+function scanNdjson(path: string, buf: Buffer, from: number): FileScan {
   let records = 0;
   let identity: JournalIdentity | undefined;
   let startVenue: string | undefined;
   let fault: { offset: number; kind: "incomplete" | "unparsable"; records: number } | undefined;
   let after = 0;
-  let pos = 0;
+  let pos = from;
   while (pos < buf.length) {
     const nl = buf.indexOf(0x0a, pos);
     if (nl === -1) {

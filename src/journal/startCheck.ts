@@ -7,10 +7,12 @@
  */
 import { copyFileSync, existsSync, mkdirSync, renameSync, truncateSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { type Checkpoint, loadCheckpoint } from "./checkpoint.js";
 import { journalFiles } from "./files.js";
 import { describeIdentity, type JournalIdentity, sameIdentity, VENUE_PLACEHOLDER } from "./identity.js";
 import { DAMAGE_HINT, readableRecords } from "./reader.js";
 import { JournalError } from "./records.js";
+import { PRUNE_MARKER, readPruneMarker } from "./retention.js";
 import {
   classify,
   type Damage,
@@ -62,6 +64,11 @@ export interface StartCheck {
   readonly unidentified: number;
   /** Set when damage was moved aside (the restart reports every venue order the journal does not know). */
   readonly recovery: JournalRecovery | undefined;
+  /**
+   * The checkpoint the restart starts from (its records, then the journal after its position); the
+   * files it covers wholly were neither scanned nor are read. Undefined: every file is read.
+   */
+  readonly checkpoint: (Checkpoint & { readonly path: string }) | undefined;
 }
 
 /** The journal belongs to another venue or account: refused, nothing replayed or moved. */
@@ -71,7 +78,18 @@ export class JournalIdentityError extends JournalError {
 
 export function checkJournalAtStart(o: StartCheckOptions): StartCheck {
   checkOlderLayout(o);
-  const scans = journalFiles(o.dir).map(scanJournal);
+  const files = journalFiles(o.dir);
+  const checkpoint = usableCheckpoint(o);
+  const at =
+    checkpoint === undefined ? -1 : files.findIndex((f) => basename(f) === checkpoint.head.covers.file);
+  // What a checkpoint covers is not read at all: the covered file from its position, then the later files.
+  const scans =
+    at < 0
+      ? files.map((f) => scanJournal(f))
+      : [
+          { ...scanJournal(files[at]!, checkpoint!.head.covers.offset), identity: checkpoint!.head.identity },
+          ...files.slice(at + 1).map((f) => scanJournal(f)),
+        ];
   const unidentified = checkIdentity(scans, o);
   const { damage, tornTail } = classify(scans);
   let recovery: JournalRecovery | undefined;
@@ -101,7 +119,37 @@ export function checkJournalAtStart(o: StartCheckOptions): StartCheck {
       { files: unidentified, as: describeIdentity(o.identity) },
       "journal files without a venue/account identity (written by an older version): replayed as this start's",
     );
-  return { files: scans.length, tornTail: recovery ? undefined : tornTail, unidentified, recovery };
+  return {
+    files: files.length,
+    tornTail: recovery ? undefined : tornTail,
+    unidentified,
+    recovery,
+    checkpoint: at < 0 ? undefined : checkpoint,
+  };
+}
+
+/**
+ * The newest usable checkpoint. None usable while files were pruned (under a checkpoint): the journal
+ * left has a hole at its start, so the start is refused unless the operator recovers from the venue.
+ */
+function usableCheckpoint(o: StartCheckOptions): (Checkpoint & { readonly path: string }) | undefined {
+  const load = loadCheckpoint(o.dir, o.identity);
+  for (const r of load.rejected)
+    o.log.warn({ checkpoint: r.path, why: r.why }, "journal checkpoint not usable: ignored");
+  if (load.checkpoint !== undefined) return load.checkpoint;
+  const pruned = readPruneMarker(o.dir);
+  if (pruned === undefined) return undefined;
+  const why = load.rejected.map((r) => `${basename(r.path)}: ${r.why}`).join("; ") || "none found";
+  const text =
+    `journal files up to ${pruned.through} were pruned under a checkpoint, and no checkpoint is usable now (${why}): ` +
+    "reading the files left would forget what the pruned ones held";
+  if (!o.recoverFromVenue)
+    throw new JournalError(
+      `${text}. \`hftgate start --recover-from-venue\` starts from the files left and the venue's listings ` +
+        `(the pruned files are in ${pruned.archive ?? "no archive: they were deleted"}; ${join(o.dir, PRUNE_MARKER)} records them)`,
+    );
+  o.log.warn({ pruned }, `${text}; recovering from the venue's listings`);
+  return undefined;
 }
 
 /** Counts the files without an identity; throws on a file of another venue or account. */

@@ -379,16 +379,29 @@ export class RiskGate {
    * Privileged command: any state to any state. The caller has checked the admin credential. A state
    * set here (by a command, the kill switch or the engine) never heals by itself.
    */
-  setState(next: TradingState, reason: string, source: StateSource = "command"): boolean {
+  setState(
+    next: TradingState,
+    reason: string,
+    source: StateSource = "command",
+    /** A venue-health state: returns to `to` by itself (a trigger, or one restored from the journal). */
+    heals?: { to: TradingState; reason: string },
+  ): boolean {
     if (next !== "active" && next !== "reducing" && next !== "halted") return false;
     if (next === this.tradingState) return false;
-    this.healable = false;
+    this.healable = heals !== undefined;
+    if (heals !== undefined) {
+      this.healTo = heals.to;
+      this.healableReason = heals.reason;
+      // The quiet period a heal waits for starts now (after a restart: from the restore).
+      this.venue.noteTrouble(this.clock.now());
+    }
     const change: TradingStateChange = {
       from: this.tradingState,
       to: next,
       source,
       reason,
       at: this.clock.now(),
+      ...(heals === undefined ? {} : { healsTo: heals.to }),
     };
     this.tradingState = next;
     if (next === "active") {
@@ -467,10 +480,7 @@ export class RiskGate {
   private escalate(to: TradingState, reason: string, heals: boolean): void {
     if (STATE_RANK[to] > STATE_RANK[this.tradingState]) {
       const back = this.healable ? this.healTo : this.tradingState;
-      this.setState(to, reason, "trigger");
-      this.healable = heals;
-      this.healableReason = reason;
-      this.healTo = back;
+      this.setState(to, reason, "trigger", heals ? { to: back, reason } : undefined);
     } else if (!heals && this.tradingState !== "active") {
       // A manual trigger fired while a venue-health one holds the state: a human decides now.
       this.healable = false;

@@ -17,6 +17,8 @@ export interface TradingStateChange {
   readonly source: StateSource;
   readonly reason: string;
   readonly at: number;
+  /** Set by a venue-health trigger: the state it returns to by itself (journaled, so a restart keeps it). */
+  readonly healsTo?: TradingState;
 }
 
 export interface RiskListener {

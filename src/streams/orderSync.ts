@@ -117,6 +117,8 @@ export interface OrderSyncOptions {
   onBalance?: (book: BalanceBook) => void;
   /** HFT private stream over NATS (`feed` and `listener` are supplied here); undefined = HFT polled. */
   hftStream?: Omit<HftPrivateOptions, "feed" | "listener">;
+  /** Pages an HFT listing of a reconciliation follows at most (venue.hftListMaxPages). */
+  hftMaxPages?: number;
 }
 
 export class OrderSync {
@@ -154,6 +156,7 @@ export class OrderSync {
       spot: o.spot ?? true,
       hftCategories: cats,
       resolver: o.venue,
+      maxPages: o.hftMaxPages,
     });
     const state: StreamStateListener = {
       onUp: (name, reconnect) => this.streamUp(name, reconnect),

@@ -49,7 +49,10 @@ export interface ReconcilerOptions {
   resolver: { settle(): Promise<Resolution[]> };
   /** Wait for a rate-limit token this long before giving up on a request (ms). Default 2,000. */
   tokenWaitMs?: number;
-  /** Pages per listing at most. Default 50. */
+  /**
+   * Pages an HFT listing follows at most (venue.hftListMaxPages). Reaching it with pages left makes
+   * the reconciliation incomplete: never reconciled on a partial listing. Default 2,000.
+   */
   maxPages?: number;
   /** Spot closed list page size (the venue caps it at 500). Default 500. */
   spotClosedCount?: number;
@@ -97,6 +100,13 @@ export interface ReconcileReport {
 }
 
 class Incomplete extends Error {}
+
+const DEFAULT_MAX_PAGES = 2_000;
+
+/** Why a listing stopped with pages left: loud, with what a fix needs. */
+function pagesLeft(list: string, category: string, pages: number, rows: number): string {
+  return `${list} (${category}): ${pages} pages (${rows} rows) read and more remain: venue.hftListMaxPages reached, not reconciled`;
+}
 
 /** One surface's run in progress, and whether another was asked for meanwhile. */
 interface Lane {
@@ -267,12 +277,15 @@ export class Reconciler {
   private async hftSnapshot(rep: ReconcileReport, cats: readonly string[], seen: Set<string>): Promise<void> {
     const rest = this.o.rest;
     const feed = this.o.feed;
+    const max = this.o.maxPages ?? DEFAULT_MAX_PAGES;
     for (const category of cats) {
       let cursor = "";
-      for (let page = 0; page < (this.o.maxPages ?? 50); page++) {
+      let rows = 0;
+      for (let page = 1; ; page++) {
         const res: V5List<V5OrderRecord> = await this.call("hft.query", () =>
           rest.realtime({ category, cursor }),
         );
+        rows += res.list?.length ?? 0;
         for (const rec of res.list ?? []) {
           if (typeof rec?.orderId !== "string") continue;
           seen.add(rec.orderId);
@@ -291,7 +304,7 @@ export class Reconciler {
         }
         cursor = res.nextPageCursor ?? "";
         if (cursor === "") break;
-        if (page === (this.o.maxPages ?? 50) - 1) throw new Incomplete("realtime: page limit reached");
+        if (page >= max) throw new Incomplete(pagesLeft("realtime", category, page, rows));
       }
     }
   }
@@ -300,21 +313,25 @@ export class Reconciler {
     const rest = this.o.rest;
     const feed = this.o.feed;
     const since = feed.lastExecMs > 0 ? feed.lastExecMs : Date.now() - (this.o.execLookbackMs ?? 3_600_000);
+    const max = this.o.maxPages ?? DEFAULT_MAX_PAGES;
     for (const category of cats) {
       let cursor = "";
-      for (let page = 0; page < (this.o.maxPages ?? 50); page++) {
+      let rows = 0;
+      for (let page = 1; ; page++) {
         const q: [string, string][] = [
           ["category", category],
           ["startTime", String(since)],
         ];
         if (cursor !== "") q.push(["cursor", cursor]);
         const res = await this.call("hft.query", () => rest.call<V5List<V5Execution>>("hft.executions", q));
+        rows += res.list?.length ?? 0;
         for (const x of res.list ?? []) {
           if (!feed.knows(x?.orderLinkId, x?.orderId)) continue;
           if (feed.v5Execution(x, Source.Query) !== undefined) rep.applied++;
         }
         cursor = res.nextPageCursor ?? "";
         if (cursor === "") break;
+        if (page >= max) throw new Incomplete(pagesLeft("executions", category, page, rows));
       }
     }
   }

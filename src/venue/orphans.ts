@@ -32,7 +32,14 @@ export async function unheldOrders(
   for (const s of surfaces) {
     let rows: unknown[];
     try {
-      rows = (await s.listOpen()).rows;
+      const list = await s.listOpen(true);
+      rows = list.rows;
+      // What was listed is adopted; the surface is listed again until a listing ends (never "none left").
+      if (!list.complete)
+        out.failed.push({
+          surface: s.kind,
+          err: `open orders listed up to the page bound (${rows.length} read) and more remain: venue.hftListMaxPages`,
+        });
     } catch (err) {
       out.failed.push({ surface: s.kind, err: (err as Error).message });
       continue;

@@ -117,8 +117,12 @@ export interface VenueSurface<R = unknown> {
    * it has none; throws otherwise.
    */
   queryByClientId(o: Order): Promise<R | undefined>;
-  /** The account's open orders on this surface (bounded pages). */
-  listOpen(): Promise<OpenList<R>>;
+  /**
+   * The account's open orders on this surface: a poll round's few pages, or with `full` (a
+   * reconciliation, the orphan check) every page up to the configured bound; `complete` is false
+   * when pages were left.
+   */
+  listOpen(full?: boolean): Promise<OpenList<R>>;
   /** Cancels a working order the gateway does not hold (kill switch sweep). */
   cancelRecord(r: R): Promise<unknown>;
 

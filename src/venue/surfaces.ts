@@ -14,7 +14,8 @@ import type { Surfaces } from "./surface.js";
 /** The knobs the surfaces read, as the config's own sections (schema.ts documents each). */
 export interface SurfacesConfig {
   /** `hftCategories`: the listed categories; `hftAmendBy`: the id the amend names; `futuresPollMs`. */
-  venue: Pick<Config["venue"], "hftCategories" | "hftAmendBy" | "futuresPollMs">;
+  venue: Pick<Config["venue"], "hftCategories" | "hftAmendBy" | "futuresPollMs"> &
+    Partial<Pick<Config["venue"], "hftListMaxPages">>;
   orders: Pick<Config["orders"], "spotExpirySeconds">;
 }
 
@@ -38,6 +39,7 @@ export function buildSurfaces(client: RestClient, book: SurfaceBook, config: Sur
       categories,
       (o) => book.byId(o.instrumentId)?.inst?.venue ?? fallback,
       config.venue.hftAmendBy,
+      config.venue.hftListMaxPages,
     ),
     futures: new FuturesSurface(client, config.venue.futuresPollMs),
   };

@@ -9,7 +9,7 @@
  *
  * Exit status 1 when any run found a problem (lost, duplicated, fill or state mismatch, a Rejected
  * order at the venue, a sequence gap or duplicate, a SIGTERM that did not exit 0 with a 1001 close or
- * left an order unanswered). HFTGATE_KEEP_RUNS=1 keeps the journal of a failing
+ * left an order unanswered, a scenario fault that answered no request). HFTGATE_KEEP_RUNS=1 keeps the journal of a failing
  * run for `hftgate replay`.
  */
 import { writeFileSync } from "node:fs";
@@ -41,8 +41,15 @@ const COLUMNS: Array<[string, (r: KillReport[]) => string]> = [
   ],
   ["in flight at stop", (r) => sum(r, (x) => x.stops.reduce((a, y) => a + y.inFlight, 0))],
   ["unanswered at close", (r) => sum(r, (x) => x.unansweredAtClose)],
+  ["scenario faults answered", (r) => faultsAnswered(r)],
   ["failed seeds", (r) => String(r.filter((x) => problems(x) > 0).length)],
 ];
+
+/** Requests the scenario's own faults answered (e.g. the 503s of the Spot listing), "-" when it has none. */
+function faultsAnswered(r: KillReport[]): string {
+  if (r.every((x) => x.faultsExpected.length === 0)) return "-";
+  return sum(r, (x) => x.faultsExpected.reduce((a, k) => a + (x.faultHits[k] ?? 0), 0));
+}
 
 function sum(r: KillReport[], f: (x: KillReport) => number): string {
   return String(r.reduce((a, x) => a + f(x), 0));
@@ -97,6 +104,9 @@ async function main(): Promise<number> {
           `lost ${r.lost} dup ${r.duplicated} fill ${r.fillMismatches} state ${r.stateMismatches} ` +
           `rejected@venue ${r.rejectedAtVenue} gaps ${r.seqGaps + r.seqDuplicates} resumeLost ${r.resumeLost}` +
           ` rejects ${JSON.stringify(r.rejects)}` +
+          (r.faultsExpected.length > 0
+            ? ` faults ${JSON.stringify(Object.fromEntries(r.faultsExpected.map((k) => [k, r.faultHits[k] ?? 0])))}`
+            : "") +
           (r.stops.length > 0
             ? ` stops ${JSON.stringify(r.stops)} unansweredAtClose ${r.unansweredAtClose}`
             : "") +

@@ -60,7 +60,7 @@ const CLASSES: Record<SurfaceOp, LimitClass> = {
   query: "hft.query",
   list: "hft.query",
 };
-/** Pages of `/v5/order/realtime` read per listing at most. */
+/** Pages of `/v5/order/realtime` a poll round reads at most (a full listing: `venue.hftListMaxPages`). */
 const MAX_PAGES = 5;
 
 export class HftSurface implements VenueSurface<V5OrderRecord> {
@@ -82,6 +82,8 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
     private readonly categoryOf: (o: Order) => string,
     /** [assumed] the id the amend body names the order by (venue.hftAmendBy). */
     private readonly amendBy: "orderId" | "orderLinkId" = "orderId",
+    /** Pages a full listing follows at most (venue.hftListMaxPages). */
+    private readonly fullPages = 2_000,
   ) {
     this.fills = new HftExecutions(client, categories);
   }
@@ -151,14 +153,15 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
     return (res.list ?? []).find((r) => r.orderLinkId === o.clientId);
   }
 
-  async listOpen(): Promise<OpenList<V5OrderRecord>> {
+  async listOpen(full = false): Promise<OpenList<V5OrderRecord>> {
     const rows: V5OrderRecord[] = [];
     let complete = true;
+    const pages = full ? this.fullPages : MAX_PAGES;
     for (const category of this.categories) {
       if (this.refused.has(category)) continue;
       let cursor: string | undefined;
       let page = 0;
-      for (; page < MAX_PAGES; page++) {
+      for (; page < pages; page++) {
         let res: V5List<V5OrderRecord>;
         try {
           res = await hftRealtime(this.client, { category, cursor });
@@ -178,7 +181,7 @@ export class HftSurface implements VenueSurface<V5OrderRecord> {
         if (!cursor) break;
       }
       // More pages than we read: absent orders may not have closed.
-      if (page === MAX_PAGES) complete = false;
+      if (page === pages) complete = false;
     }
     return { rows, complete };
   }

@@ -106,6 +106,10 @@ export interface KillReport {
   stops: Array<{ exit: number | string; close: number; ms: number; inFlight: number }>;
   /** Orders sent before a SIGTERM that got no answer (Ack, Reject, OutcomeUnknown) before the close. */
   unansweredAtClose: number;
+  /** Requests the venue's faults answered, by `<kind> <endpoint>` (reconcile-503: its 503s really sent). */
+  faultHits: Record<string, number>;
+  /** Faults the scenario is about (`<kind> <endpoint>`): one that answered no request fails the run. */
+  faultsExpected: string[];
   details: string[];
   /** Kept journal dir (HFTGATE_KEEP_RUNS=1 and findings), for `hftgate replay`. */
   keptDir?: string;
@@ -462,7 +466,8 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
     checks++;
     mergeFindings(found, await settleAndCompare(s, reader, journalDir, settleMs));
     const venue = await reader.read();
-    const late = (await sim.admin("GET", "/state")).lateCreates ?? { held: 0, landed: 0 };
+    const st = await sim.admin("GET", "/state");
+    const late = st.lateCreates ?? { held: 0, landed: 0 };
     let fills = 0;
     const rejects: Record<string, number> = {};
     for (const t of s.told.values()) {
@@ -493,6 +498,8 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       throttled,
       stops,
       unansweredAtClose,
+      faultHits: st.faultHits ?? {},
+      faultsExpected: sc.reconcile503Ms === undefined ? [] : [`error5xx ${SPOT_OPEN_ORDERS}`],
       details: findingLines(found),
       ...(keep ? { keptDir: rig.dir } : {}),
       ms: Date.now() - t0,
@@ -510,7 +517,8 @@ export const badStops = (r: KillReport): number =>
 
 /**
  * Problems that fail a run: every finding, plus any sequence gap, duplicate or lost resume across the
- * restarts, and for SIGTERM a bad stop or an order left unanswered at the close.
+ * restarts, for SIGTERM a bad stop or an order left unanswered at the close, and a scenario fault
+ * that never answered a request.
  */
 export const problems = (r: KillReport): number =>
   FINDING_KINDS.reduce((a, k) => a + r[k], 0) +
@@ -518,4 +526,9 @@ export const problems = (r: KillReport): number =>
   r.seqDuplicates +
   r.resumeLost +
   badStops(r) +
-  r.unansweredAtClose;
+  r.unansweredAtClose +
+  unfired(r).length;
+
+/** The scenario's own faults that answered no request (the run did not test what it says). */
+export const unfired = (r: KillReport): string[] =>
+  r.faultsExpected.filter((k) => !((r.faultHits[k] ?? 0) > 0));

@@ -86,6 +86,12 @@ export class SimProcess {
     return rules.reduce((a, r) => a + (r.count ?? 0), 0);
   }
 
+  /** Requests the faults answered so far, by `<kind> <endpoint>` (counted over the simulator's life). */
+  async faultHits(): Promise<Record<string, number>> {
+    const st = await this.admin("GET", "/state");
+    return (st.faultHits ?? {}) as Record<string, number>;
+  }
+
   async clearFaults(): Promise<void> {
     await this.admin("DELETE", "/faults");
   }
