@@ -12,7 +12,7 @@ const MAX_LINES = 400;
 const FOLDERS = ["src/engine", "src/gateway"];
 
 /** Lines as `wc -l` counts them: newline characters (a last line without one is counted too). */
-export function lineCount(text: string): number {
+function lineCount(text: string): number {
   if (text === "") return 0;
   const n = text.split("\n").length - 1;
   return text.endsWith("\n") ? n : n + 1;
