@@ -18,7 +18,6 @@ import type { PreparedRequest, RestClient } from "../rest/client.js";
 import {
   AuthError,
   InvalidRequestError,
-  isNotAllowlisted,
   NetworkError,
   OutcomeUnknownError,
   RateLimitedError,
@@ -26,6 +25,7 @@ import {
   ValidationError,
 } from "../rest/errors.js";
 import type { RiskGate } from "../risk/riskGate.js";
+import { isNotAllowlisted } from "../venue/hft/fields.js";
 import type { VenueIngest } from "../venue/ingest.js";
 import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import { type Account, EAGER_QUERY_CREDIT } from "./account.js";
