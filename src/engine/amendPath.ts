@@ -6,7 +6,9 @@
  * accepted amend reaches the strategy as the store's OrderUpdate. An unanswered amend is never re-sent:
  * the resolver's query decides it (`resolveWith`).
  */
+
 import { ClockError, type ClockGate } from "../clock/clockSync.js";
+import type { Config } from "../config/load.js";
 import type { AmendCmd, NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
@@ -51,10 +53,12 @@ const GUARD_REASON: Readonly<Record<AmendRejectCode, number>> = {
 
 const UNKNOWN = [AmendRejectReason.UnknownOrder, "no such order"] as const;
 
+/**
+ * The config's `limits` section: an amend waits for rate-limit credit as long as a create may
+ * (`createWaitMs`), a cancel-replace's cancel as long as a cancel (`cancelWaitMs`).
+ */
 export interface AmendOptions {
-  /** How long an amend may wait for rate-limit credit (ms); the create wait. */
-  amendWaitMs: number;
-  cancelWaitMs: number;
+  limits: Pick<Config["limits"], "createWaitMs" | "cancelWaitMs">;
 }
 
 export interface AmendPathDeps {
@@ -164,7 +168,7 @@ export class AmendPath implements RequestPath {
   private sendAmend(o: Order, s: VenueSurface): void {
     const d = this.d;
     const cls = s.classOf(this.spends);
-    const lim = d.limiter?.acquire(cls, "create", d.options.amendWaitMs);
+    const lim = d.limiter?.acquire(cls, "create", d.options.limits.createWaitMs);
     if (lim === undefined || lim.status === "granted") this.sendNow(o);
     else if (lim.status === "rejected") this.throttled(o, cls, lim);
     else

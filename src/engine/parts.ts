@@ -162,7 +162,7 @@ export function buildParts(d: EngineDeps, run: RunState, listener: OrderListener
     surfaces,
     cancels,
     run,
-    options: { amendWaitMs: d.options.limits.createWaitMs, cancelWaitMs: d.options.limits.cancelWaitMs },
+    options: d.options,
     resolveSoon,
     placeReplacement: (session: SessionInfo, cmd: NewOrderCmd) => creates.onNewOrder(session, cmd, monoNs()),
   });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatewayClient, LogonRejectedError } from "../../src/client/client.js";
 import type { Gateway, GatewayConfig } from "../../src/gateway/gateway.js";
-import { restoreSessions } from "../../src/gateway/restore.js";
+import { type RestoreOptions, restoreSessions } from "../../src/gateway/restore.js";
 import { listJournals, readJournal } from "../../src/journal/reader.js";
 import { Journal } from "../../src/journal/writer.js";
 import { decodeG2C, type G2CMessage } from "../../src/protocol/codec.js";
@@ -56,13 +56,11 @@ async function stop(gw: Gateway, j: Journal): Promise<void> {
   await j.close();
 }
 
-function restore(
-  over: Partial<{ ring: number; retentionMs: number; maxSessions: number; nowMs: number }> = {},
-) {
+function restore(over: Partial<RestoreOptions> = {}) {
   return restoreSessions(listJournals(dir), {
-    ring: 4096,
-    retentionMs: 60_000,
-    maxSessions: 100,
+    resumeRing: 4096,
+    sessionRetentionMs: 60_000,
+    maxRetainedSessions: 100,
     nowMs: Date.now(),
     ...over,
   });
@@ -187,7 +185,7 @@ describe("restart = resume (gateway on the journal of an earlier run)", () => {
 
   it("refuses a resume the journal no longer holds for it: older than the ring, or the session past its retention", async () => {
     await firstRun();
-    const small = await run({ restored: restore({ ring: 3 }), resumeRing: 3 });
+    const small = await run({ restored: restore({ resumeRing: 3 }), resumeRing: 3 });
     const late = open(small.gw, "keeper", { lastSeq: 6 });
     await expect(late.c.connect()).rejects.toMatchObject({ code: CODES.ResumeOutOfRange.code });
     const inRange = open(small.gw, "keeper", { lastSeq: 7 });
