@@ -23,13 +23,7 @@ import {
 } from "../orders/index.js";
 import { AmendFlags, AmendRejectReason, type Body, CODES } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
-import {
-  AuthError,
-  NetworkError,
-  OutcomeUnknownError,
-  RateLimitedError,
-  ResponseShapeError,
-} from "../rest/errors.js";
+import { NetworkError, OutcomeUnknownError, RateLimitedError, ResponseShapeError } from "../rest/errors.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import { type Surfaces, surfaceOf, type VenueSurface } from "../venue/surface.js";
 import type { CancelPath } from "./cancelPath.js";
@@ -37,8 +31,8 @@ import type { InstrumentBook } from "./instruments.js";
 import type { Owners } from "./owners.js";
 import { ReplacePath } from "./replacePath.js";
 import type { RunState } from "./runState.js";
-import { failureText, type RequestPath, VenueRequest } from "./venueRequest.js";
-import { CLOCK_401_TEXT, RISK_TO_CODE, riskText } from "./wireMap.js";
+import { type RequestPath, VenueRequest } from "./venueRequest.js";
+import { RISK_TO_CODE, refusedText, riskText } from "./wireMap.js";
 
 const GUARD_REASON: Readonly<Record<AmendRejectCode, number>> = {
   UNKNOWN_ORDER: AmendRejectReason.UnknownOrder,
@@ -227,21 +221,14 @@ export class AmendPath implements RequestPath {
       d.resolveSoon(o);
       return;
     }
-    if (err instanceof AuthError && err.clockExplains !== undefined) {
-      // The venue did not act on it (401); the clock decides the reason.
-      err.clockExplains.then((clock) => {
-        if (!d.run.dead) this.refused(o, err, clock);
-      });
-      return;
-    }
     this.refused(o, err, false);
   }
 
   /** An amend the venue refused, or one not sent: the order is unchanged; its owner is told why. */
-  private refused(o: Order, err: unknown, clockExplains: boolean): void {
+  refused(o: Order, err: unknown, clockExplains: boolean): void {
     const d = this.d;
     const clock = clockExplains || err instanceof ClockError;
-    const text = clockExplains ? CLOCK_401_TEXT : clock ? CODES.ClockSkew.text : failureText(err);
+    const text = refusedText(err, clockExplains);
     const reason = clock
       ? AmendRejectReason.ClockSkew
       : err instanceof RateLimitedError || err instanceof NetworkError
