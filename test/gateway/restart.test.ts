@@ -14,19 +14,12 @@ import { type RestoreOptions, restoreSessions } from "../../src/gateway/restore.
 import { listJournals, readJournal } from "../../src/journal/reader.js";
 import { Journal } from "../../src/journal/writer.js";
 import { decodeG2C, type G2CMessage } from "../../src/protocol/codec.js";
-import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import { startTestGateway, TOKEN, waitFor } from "./helpers.js";
+import { CODES, Side } from "../../src/protocol/schema.js";
+import { LIMIT_ORDER, startJournaledGateway, startTestGateway, TOKEN, waitFor } from "./helpers.js";
 import type { TestEngine } from "./testEngine.js";
 
 const ADMIN = "admin-token-0123456789";
-const order = {
-  instrumentId: 1,
-  side: Side.Buy,
-  ordType: OrdType.Limit,
-  tif: Tif.GTC,
-  priceTicks: 100,
-  qtyLots: 5,
-};
+const order = LIMIT_ORDER;
 
 let dir = "";
 const stops: (() => Promise<void>)[] = [];
@@ -39,17 +32,9 @@ afterEach(async () => {
 async function run(
   extra: Partial<GatewayConfig> = {},
 ): Promise<{ gw: Gateway; engine: TestEngine; j: Journal }> {
-  const j = Journal.open({ dir, fsync: "none" });
-  const { gw, engine } = await startTestGateway("auto", { journal: j, adminToken: ADMIN, ...extra });
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await gw.close();
-    await j.close();
-  };
-  stops.push(stop);
-  return { gw, engine, j };
+  const r = await startJournaledGateway(dir, {}, { adminToken: ADMIN, ...extra });
+  stops.push(r.stop);
+  return r;
 }
 async function stop(gw: Gateway, j: Journal): Promise<void> {
   await gw.close();
