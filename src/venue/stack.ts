@@ -10,6 +10,7 @@ import { Presigner, type PresignerOptions } from "../auth/presigner.js";
 import { RequestSigner } from "../auth/requestSigner.js";
 import { makeSigner } from "../auth/signer.js";
 import { type ClockOptions, ClockSync } from "../clock/clockSync.js";
+import type { Config } from "../config/load.js";
 import { buildCatalogue, ENDPOINT_ROWS, type EndpointId } from "../rest/catalogue.js";
 import type { HttpOptions } from "../rest/client.js";
 import { VenueClient } from "./client.js";
@@ -27,6 +28,17 @@ export const PRESIGNED: readonly EndpointId[] = [
   "spot.createOrder",
   "spot.cancelOrder",
 ];
+
+/** The config's paths for the catalogue's assumed endpoints (`venue.hftCancelPath`, …) as overrides. */
+export function pathOverrides(
+  v: Pick<Config["venue"], "hftCancelPath" | "futuresCancelPath" | "hftAmendPath">,
+): Partial<Record<EndpointId, string>> {
+  return {
+    "hft.cancelOrder": v.hftCancelPath,
+    "futures.cancelOrder": v.futuresCancelPath,
+    "hft.amendOrder": v.hftAmendPath,
+  };
+}
 
 /** The pre-signer's prefixes (METHOD + path) for PRESIGNED, with the catalogue's own paths. */
 export const HOT_PREFIXES: readonly string[] = hotPrefixes();
