@@ -1,7 +1,8 @@
 /**
  * Pre-signer: the body is not signed, so for the fixed hot-path prefixes (METHOD + path, the venues'
- * order create and cancel: src/venue/stack.ts) the signature depends on the epoch alone. The piscina pool's threads sign the coming `horizonMs`
- * epochs straight into a shared ring per prefix (src/auth/presignRing.ts), indexed by `epoch & mask`.
+ * order create and cancel: src/venue/stack.ts) the signature depends on the epoch alone. The piscina
+ * pool's threads sign the coming `horizonMs` epochs straight into a shared ring per prefix
+ * (src/auth/presignRing.ts), indexed by `epoch & mask`.
  * The hot path reads the ring in O(1) with no message; a refill costs the main thread one pool task
  * per thread per period, whatever the order rate. A miss is counted and the caller signs inline.
  */

@@ -6,7 +6,6 @@
  * accepted amend reaches the strategy as the store's OrderUpdate. An unanswered amend is never re-sent:
  * the resolver's query decides it (`resolveWith`).
  */
-
 import { ClockError, type ClockGate } from "../clock/clockSync.js";
 import type { Config } from "../config/load.js";
 import type { AmendCmd, NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";

@@ -3,9 +3,9 @@
  * amend paths: prepare (a local refusal is the path's failure, and nothing is sent) → journal the
  * request → the path marks it sent → send; then the answer or the failure is journaled and the limiter
  * told before the path decides what it means; a 401 the clock guard is judging waits for its verdict
- * here, once for the three paths, and reaches the path as a refusal. One `VenueRequest` per path, built once: an order's
- * request carries the order itself as the transport's context (`RestClient.sendTo`), so no closure is
- * made per order.
+ * here, once for the three paths, and reaches the path as a refusal. One `VenueRequest` per path,
+ * built once: an order's request carries the order itself as the transport's context
+ * (`RestClient.sendTo`), so no closure is made per order.
  */
 
 import { REFUSED_LOCALLY } from "../journal/records.js";
