@@ -132,6 +132,9 @@ export class RestClient {
   private readonly rateLimitCodes: readonly number[];
   /** Each origin's connections and the path of the catalogue's warm-up GET for them. */
   private readonly warmTargets: [ClientSet, string][] = [];
+  /** The catalogue's warm-up endpoints of the Spot/Futures host and of the HFT host (the fast path's). */
+  private warmMain: Endpoint | undefined;
+  private warmHft: Endpoint | undefined;
 
   constructor(opts: RestClientOptions) {
     this.apiKey = opts.apiKey;
@@ -171,6 +174,8 @@ export class RestClient {
     // The first warm endpoint of each origin (the catalogue marks them), in the catalogue's order.
     for (const ep of Object.values<Endpoint>(this.catalogue)) {
       if (ep.warm !== true) continue;
+      if (ep.surface === "hft") this.warmHft ??= ep;
+      else this.warmMain ??= ep;
       const set = ep.surface === "hft" ? this.hftConns : this.spotConns;
       if (!this.warmTargets.some(([s]) => s === set)) this.warmTargets.push([set, ep.path]);
     }
@@ -229,10 +234,9 @@ export class RestClient {
       }
     }
     if (idleOnly && jobs.length > 0) this.warmStats.rounds++;
-    if (this.fast !== undefined && idleOnly) {
-      const c = this.catalogue;
+    if (this.fast !== undefined && idleOnly && this.warmMain !== undefined && this.warmHft !== undefined) {
       jobs.push(
-        this.fast.warm(n, true, c["spot.time"], c["hft.marketTime"]).then((f) => {
+        this.fast.warm(n, true, this.warmMain, this.warmHft).then((f) => {
           failed += f;
         }),
       );
