@@ -1,7 +1,7 @@
 /** HFT `/v5` and `/dma/api/v1` endpoints (docs/venue-api.md §3), Bybit-v5-style envelope. */
 import { createHash, createHmac } from "node:crypto";
 import type { V5Instrument } from "../src/rest/wire.js";
-import { V5_RET } from "../src/rest/wire.js";
+import { V5_RET } from "../src/venue/hft/retCodes.js";
 import type { Book } from "./book.js";
 import { INSTRUMENTS, priceStr, qtyStr, toSteps } from "./instruments.js";
 import type { SimTif } from "./order.js";

@@ -8,7 +8,7 @@ export { type SimHandle, startSimulator } from "./handle.js";
 export { INSTRUMENTS, type SimInstrument } from "./instruments.js";
 export type { NatsBackend, NatsBackendKind, NatsUser } from "./nats/backend.js";
 export { NatsEndpoint, type NatsEndpointCounters } from "./nats/endpoint.js";
-export { findNatsServer, NatsServer } from "./nats/server.js";
+export { findNatsServer, freePort, NatsServer } from "./nats/server.js";
 export {
   type SimNatsMode,
   type SimNatsSetup,

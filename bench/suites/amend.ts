@@ -8,7 +8,7 @@
 import pino from "pino";
 import { GatewayClient } from "../../src/client/client.js";
 import { loadConfig } from "../../src/config/load.js";
-import { startEngine } from "../../src/engine/index.js";
+import { startEngine } from "../../src/index.js";
 import { monoNs } from "../../src/protocol/clock.js";
 import { OrderStatus, Side } from "../../src/protocol/schema.js";
 import { progress } from "../lib/progress.js";

@@ -14,7 +14,7 @@ import pino from "pino";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/client.js";
 import { loadConfig } from "../../src/config/load.js";
-import { startEngine } from "../../src/engine/index.js";
+import { startEngine } from "../../src/index.js";
 import { BENCH_SECRET, HFT_CREATE_BODY } from "../lib/benchKeys.js";
 import { ChildProc } from "../lib/child.js";
 import { openRawHttp, rawRequest, timeBlock } from "../lib/floors.js";

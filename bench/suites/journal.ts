@@ -16,7 +16,7 @@ import {
   scanJournal,
 } from "../../src/journal/index.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../../src/limits/index.js";
-import { type OrderIntent, RiskGate } from "../../src/risk/index.js";
+import { type OrderIntent, RiskGate } from "../../src/risk/riskGate.js";
 import { newHistogram, ratio, recordNs, summarize, timeSync } from "../lib/stats.js";
 
 export const name = "journal";

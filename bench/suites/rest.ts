@@ -19,7 +19,7 @@ import { buildCatalogue } from "../../src/rest/catalogue.js";
 import { VenueClient } from "../../src/venue/client.js";
 import type { HftCreateParams } from "../../src/venue/hft/create.js";
 import { makeGrid } from "../../src/venue/orderFields.js";
-import { createRestStack } from "../../src/venue/stack.js";
+import { createRestStack, HOT_PREFIXES } from "../../src/venue/stack.js";
 import { newHistogram, ratio, recordNs, summarize, timeSync } from "../lib/stats.js";
 
 export const name = "rest";
@@ -171,7 +171,13 @@ export async function run(): Promise<Record<string, unknown>> {
     const nativeS = timeSync(() => native.signHex(`POST/v5/order/create${e++}`), 20_000, 2_000);
     const pureS = timeSync(() => pure.signHex(`POST/v5/order/create${e++}`), 1_000, 100);
     const fixed = 5_000_000;
-    const ring = new Presigner(keys, { clockMs: () => fixed, horizonMs: 1000, refillMs: 60_000, batch: 128 });
+    const ring = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
+      clockMs: () => fixed,
+      horizonMs: 1000,
+      refillMs: 60_000,
+      batch: 128,
+    });
     await ring.start();
     let k = 0;
     const lookupS = timeSync(() => ring.get(0, fixed + (k++ % 1000)), 200_000);
@@ -185,7 +191,12 @@ export async function run(): Promise<Record<string, unknown>> {
 
     // ---- request assembly: validated params -> method, path, headers, body ----
     const epochs = new EpochSource();
-    const presigner = new Presigner(keys, { clockMs: () => epochs.clockMs(), horizonMs: 200, refillMs: 20 });
+    const presigner = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
+      clockMs: () => epochs.clockMs(),
+      horizonMs: 200,
+      refillMs: 20,
+    });
     await presigner.start();
     const catalogue = buildCatalogue(presigner.prefixes);
     const hotClient = new VenueClient({

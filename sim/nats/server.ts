@@ -29,6 +29,7 @@ export function findNatsServer(): string | undefined {
   return undefined;
 }
 
+/** A free loopback TCP port (the simulator's, the tests' and the bench's servers listen on such). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();

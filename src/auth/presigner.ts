@@ -1,7 +1,8 @@
 /**
- * Pre-signer: the body is not signed, so for the fixed hot-path prefixes (`POST/v5/order/create`, ...)
- * the signature depends on the epoch alone. The piscina pool's threads sign the coming `horizonMs`
- * epochs straight into a shared ring per prefix (src/auth/presignRing.ts), indexed by `epoch & mask`.
+ * Pre-signer: the body is not signed, so for the fixed hot-path prefixes (METHOD + path, the venues'
+ * order create and cancel: src/venue/stack.ts) the signature depends on the epoch alone. The piscina
+ * pool's threads sign the coming `horizonMs` epochs straight into a shared ring per prefix
+ * (src/auth/presignRing.ts), indexed by `epoch & mask`.
  * The hot path reads the ring in O(1) with no message; a refill costs the main thread one pool task
  * per thread per period, whatever the order rate. A miss is counted and the caller signs inline.
  */
@@ -13,17 +14,9 @@ import type { KeyPair } from "./keys.js";
 import { newSharedRing, RingReader, type SharedRing } from "./presignRing.js";
 import type { PresignDone, PresignJob } from "./presignWorker.js";
 
-/** The hot-path signed prefixes, in prefix-id order. The v5 cancel path is [assumed] (see catalogue). */
-export const HOT_PREFIXES = [
-  "POST/v5/order/create",
-  "POST/v5/order/cancel",
-  "POST/trade/api/v2/order",
-  "DELETE/trade/api/v2/order",
-] as const;
-
 export interface PresignerOptions {
-  /** Signed prefixes (METHOD + path); a prefix id is the index in this list. Default HOT_PREFIXES. */
-  prefixes?: readonly string[];
+  /** Signed prefixes (METHOD + path); a prefix id is the index in this list (src/venue/stack.ts's). */
+  prefixes: readonly string[];
   /** How far ahead of the corrected clock to keep signatures (ms). Default 200. */
   horizonMs?: number;
   /** Refill timer period (ms). Default 20. */
@@ -91,7 +84,7 @@ export class Presigner {
   private stopped = false;
 
   constructor(keys: KeyPair, opts: PresignerOptions) {
-    this.prefixes = opts.prefixes ?? HOT_PREFIXES;
+    this.prefixes = opts.prefixes;
     this.horizonMs = opts.horizonMs ?? 200;
     this.graceMs = opts.graceMs ?? 20;
     this.refillMs = opts.refillMs ?? 20;

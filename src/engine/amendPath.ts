@@ -7,6 +7,7 @@
  * the resolver's query decides it (`resolveWith`).
  */
 import { ClockError, type ClockGate } from "../clock/clockSync.js";
+import type { Config } from "../config/load.js";
 import type { AmendCmd, NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
@@ -21,13 +22,7 @@ import {
 } from "../orders/index.js";
 import { AmendFlags, AmendRejectReason, type Body, CODES } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
-import {
-  AuthError,
-  NetworkError,
-  OutcomeUnknownError,
-  RateLimitedError,
-  ResponseShapeError,
-} from "../rest/errors.js";
+import { NetworkError, OutcomeUnknownError, RateLimitedError, ResponseShapeError } from "../rest/errors.js";
 import type { RiskGate } from "../risk/riskGate.js";
 import { type Surfaces, surfaceOf, type VenueSurface } from "../venue/surface.js";
 import type { CancelPath } from "./cancelPath.js";
@@ -35,8 +30,8 @@ import type { InstrumentBook } from "./instruments.js";
 import type { Owners } from "./owners.js";
 import { ReplacePath } from "./replacePath.js";
 import type { RunState } from "./runState.js";
-import { failureText, type RequestPath, VenueRequest } from "./venueRequest.js";
-import { CLOCK_401_TEXT, RISK_TO_CODE, riskText } from "./wireMap.js";
+import { type RequestPath, VenueRequest } from "./venueRequest.js";
+import { RISK_TO_CODE, refusedText, riskText } from "./wireMap.js";
 
 const GUARD_REASON: Readonly<Record<AmendRejectCode, number>> = {
   UNKNOWN_ORDER: AmendRejectReason.UnknownOrder,
@@ -51,10 +46,12 @@ const GUARD_REASON: Readonly<Record<AmendRejectCode, number>> = {
 
 const UNKNOWN = [AmendRejectReason.UnknownOrder, "no such order"] as const;
 
+/**
+ * The config's `limits` section: an amend waits for rate-limit credit as long as a create may
+ * (`createWaitMs`), a cancel-replace's cancel as long as a cancel (`cancelWaitMs`).
+ */
 export interface AmendOptions {
-  /** How long an amend may wait for rate-limit credit (ms); the create wait. */
-  amendWaitMs: number;
-  cancelWaitMs: number;
+  limits: Pick<Config["limits"], "createWaitMs" | "cancelWaitMs">;
 }
 
 export interface AmendPathDeps {
@@ -164,7 +161,7 @@ export class AmendPath implements RequestPath {
   private sendAmend(o: Order, s: VenueSurface): void {
     const d = this.d;
     const cls = s.classOf(this.spends);
-    const lim = d.limiter?.acquire(cls, "create", d.options.amendWaitMs);
+    const lim = d.limiter?.acquire(cls, "create", d.options.limits.createWaitMs);
     if (lim === undefined || lim.status === "granted") this.sendNow(o);
     else if (lim.status === "rejected") this.throttled(o, cls, lim);
     else
@@ -223,21 +220,14 @@ export class AmendPath implements RequestPath {
       d.resolveSoon(o);
       return;
     }
-    if (err instanceof AuthError && err.clockExplains !== undefined) {
-      // The venue did not act on it (401); the clock decides the reason.
-      err.clockExplains.then((clock) => {
-        if (!d.run.dead) this.refused(o, err, clock);
-      });
-      return;
-    }
     this.refused(o, err, false);
   }
 
   /** An amend the venue refused, or one not sent: the order is unchanged; its owner is told why. */
-  private refused(o: Order, err: unknown, clockExplains: boolean): void {
+  refused(o: Order, err: unknown, clockExplains: boolean): void {
     const d = this.d;
     const clock = clockExplains || err instanceof ClockError;
-    const text = clockExplains ? CLOCK_401_TEXT : clock ? CODES.ClockSkew.text : failureText(err);
+    const text = refusedText(err, clockExplains);
     const reason = clock
       ? AmendRejectReason.ClockSkew
       : err instanceof RateLimitedError || err instanceof NetworkError

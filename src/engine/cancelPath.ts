@@ -15,21 +15,15 @@ import { cancelGuard, type Order, type OrderStore, TERMINAL } from "../orders/in
 import { Ev as EV } from "../orders/status.js";
 import { CancelAllScope, CancelRejectReason, CODES } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
-import {
-  AuthError,
-  NetworkError,
-  OutcomeUnknownError,
-  RateLimitedError,
-  ResponseShapeError,
-} from "../rest/errors.js";
+import { NetworkError, OutcomeUnknownError, RateLimitedError, ResponseShapeError } from "../rest/errors.js";
 import type { VenueIngest } from "../venue/ingest.js";
 import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import type { Account } from "./account.js";
 import type { EngineMetrics } from "./metrics.js";
 import { ORPHAN_OWNER, type Owners } from "./owners.js";
 import type { RunState } from "./runState.js";
-import { failureText, type RequestPath, VenueRequest } from "./venueRequest.js";
-import { CANCEL_REASON, CLOCK_401_TEXT, cancelRejectBody } from "./wireMap.js";
+import { type RequestPath, VenueRequest } from "./venueRequest.js";
+import { CANCEL_REASON, cancelRejectBody, refusedText } from "./wireMap.js";
 
 /** The cancel path's knobs, read from the config's sections (schema.ts documents each). */
 export interface CancelOptions {
@@ -228,22 +222,18 @@ export class CancelPath implements RequestPath {
       d.resolveSoon(o);
       return;
     }
-    if (err instanceof AuthError && err.clockExplains !== undefined) {
-      // The venue did not act on it (401); the clock decides whether it is kept or refused.
-      err.clockExplains.then((clock) => {
-        if (!d.run.dead) this.refused(o, err, clock);
-      });
-      return;
-    }
     this.refused(o, err, false);
   }
 
-  /** A cancel the venue refused, or one not sent: the order is as it was; its owner is told why. */
-  private refused(o: Order, err: unknown, clockExplains: boolean): void {
+  /**
+   * A cancel the venue refused, or one not sent: the order is as it was; its owner is told why. A
+   * sweep's cancel the clock refused is kept and sent again once the clock signs.
+   */
+  refused(o: Order, err: unknown, clockExplains: boolean): void {
     const d = this.d;
     const swept = this.sweeping.delete(o.clientId);
     const clock = clockExplains || err instanceof ClockError;
-    const text = clockExplains ? CLOCK_401_TEXT : clock ? CODES.ClockSkew.text : failureText(err);
+    const text = refusedText(err, clockExplains);
     // A cancel-replace's cancel: the amend path answers the strategy (AmendReject), not a CancelReject.
     const replacing = o.replacedBy > 0;
     d.store.cancelOutcome(o.clientId, EV.CancelRejected, undefined, text);

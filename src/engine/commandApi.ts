@@ -117,21 +117,14 @@ export function buildCommandApi(
   const g = config.gateway;
   const md = config.marketData;
   const gateway = new Gateway(engine, {
+    // The command API's config section as it is; the tokens resolved above (the environment's).
+    ...g,
     token,
     adminToken,
-    host: g.host,
-    port: g.port,
-    transport: g.transport,
-    badTokenDelayMs: g.badTokenDelayMs,
-    resumeRing: g.resumeRing,
-    maxBufferedBytes: g.maxBufferedBytes,
-    sessionRetentionMs: g.sessionRetentionMs,
-    maxRetainedSessions: g.maxRetainedSessions,
     journal: p.journal,
     restored,
     marketData: md.enabled ? p.marketData.hub : undefined,
-    marketDataMaxSubscriptions: md.maxSubscriptionsPerSession,
-    marketDataMaxBufferedBytes: md.maxBufferedBytes,
+    marketDataLimits: md,
     logger: { info: (o, m) => log.info(o, m), warn: (o, m) => log.warn(o, m) },
     http: {
       health: () => healthReply(healthStatus(), healthDetail(), flowStopped(p.journalHalt, engine)),

@@ -13,12 +13,9 @@ import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
 import { type Order, type OrderStore, TERMINAL } from "../orders/index.js";
 import { monoNs } from "../protocol/clock.js";
-import { CODES } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
 import {
-  AuthError,
   InvalidRequestError,
-  isNotAllowlisted,
   NetworkError,
   OutcomeUnknownError,
   RateLimitedError,
@@ -26,6 +23,7 @@ import {
   ValidationError,
 } from "../rest/errors.js";
 import type { RiskGate } from "../risk/riskGate.js";
+import { isNotAllowlisted } from "../venue/hft/fields.js";
 import type { VenueIngest } from "../venue/ingest.js";
 import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import { type Account, EAGER_QUERY_CREDIT } from "./account.js";
@@ -37,8 +35,8 @@ import type { SendGate } from "./readiness.js";
 import type { RunState } from "./runState.js";
 import { type RequestPath, recordThrottled, VenueRequest } from "./venueRequest.js";
 import {
-  CLOCK_401_TEXT,
   RISK_TO_CODE,
+  refusedText,
   rejectBody,
   riskText,
   SIDE_FROM_WIRE,
@@ -337,20 +335,17 @@ export class CreatePath implements RequestPath {
       d.store.rejectCreate(o.clientId, "429");
       return;
     }
-    if (err instanceof AuthError && err.clockExplains !== undefined) {
-      // [assumed] A 401 is a definite reject: the venue would not authenticate the create, so it was
-      // not placed. Whether the clock explains it decides the code (a re-sync is deciding now).
-      err.clockExplains.then((clock) => {
-        if (!d.run.dead) this.rejected(o, err, clock);
-      });
-      return;
-    }
-    this.rejected(o, err, false);
+    this.refused(o, err, false);
   }
 
-  /** Tells the strategy a create was refused (by the venue, or here before sending) and records it. */
-  private rejected(o: Order, err: unknown, clockExplains: boolean): void {
+  /**
+   * Tells the strategy a create was refused (by the venue, or here before sending) and records it.
+   * [assumed] A 401 is a definite reject: the venue would not authenticate the create, so it was not
+   * placed; whether the clock explains it (`clockExplains`) decides the code.
+   */
+  refused(o: Order, err: unknown, clockExplains: boolean): void {
     const d = this.d;
+    d.notifier.clearTap();
     let code:
       | "VenueRejected"
       | "VenueUnavailable"
@@ -371,7 +366,7 @@ export class CreatePath implements RequestPath {
     } else if (err instanceof ClockError || clockExplains) {
       // Retryable: nothing was placed, and signing resumes by itself once the clock is re-synced.
       code = "ClockSkew";
-      text = clockExplains ? CLOCK_401_TEXT : CODES.ClockSkew.text;
+      text = refusedText(err, clockExplains);
     } else if (err instanceof InvalidRequestError) {
       code = "BadPrice";
       text = err.message;

@@ -3,15 +3,16 @@
  * (strategy commands in) and the order store's `OrderListener` (state changes out). docs/engine.md
  * has the picture; each part owns one thing:
  *
+ *   parts.ts       the parts built and wired together over one order store
  *   owners.ts      session ownership, outbox, restart cancel-on-disconnect, the orphans' owner
  *   createPath.ts  NewOrder → risk → store → venue; create answers and failures
  *   cancelPath.ts  Cancel / CancelAll → cancel guard → venue; cancel answers and failures
+ *   amendPath.ts   Amend → in place at the venue, or cancel-replace (replacePath.ts)
  *   notifier.ts    store changes → Ack / Reject / OutcomeUnknown / OrderUpdate / Fill, latency stamps
  *   account.ts     balances, positions, credit
  *   control.ts     kill switch, trading states
  */
 import type { Logger } from "pino";
-import type { ClockGate } from "../clock/clockSync.js";
 import type {
   AmendCmd,
   CancelAllCmd,
@@ -27,73 +28,36 @@ import type {
   SetTradingStateCmd,
 } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
-import type { LimitClass, RateLimiter } from "../limits/index.js";
-import {
-  type ApplyResult,
-  type CreateAnswer,
-  type FillReport,
-  type Order,
-  type OrderEvent,
-  type OrderListener,
+import type { LimitClass } from "../limits/index.js";
+import type {
+  ApplyResult,
+  CreateAnswer,
+  FillReport,
+  Order,
+  OrderEvent,
+  OrderListener,
   OrderStore,
-  type Status,
+  Status,
 } from "../orders/index.js";
 import type { Ev } from "../orders/status.js";
-import { monoNs } from "../protocol/clock.js";
 import { type Body, CancelAllScope, QueryScope } from "../protocol/schema.js";
-import type { RestClient } from "../rest/client.js";
 import type { V5Position } from "../rest/wire.js";
-import type { RiskGate } from "../risk/riskGate.js";
-import { VenueIngest } from "../venue/ingest.js";
-import type { Surfaces, VenueSurface } from "../venue/surface.js";
-import { Account, type AccountOptions } from "./account.js";
-import { AmendPath } from "./amendPath.js";
-import { type CancelOptions, CancelPath } from "./cancelPath.js";
-import { Control } from "./control.js";
-import { type CreateOptions, CreatePath } from "./createPath.js";
+import type { VenueIngest } from "../venue/ingest.js";
+import type { VenueSurface } from "../venue/surface.js";
+import type { Account } from "./account.js";
+import type { AmendPath } from "./amendPath.js";
+import type { CancelPath } from "./cancelPath.js";
+import type { Control } from "./control.js";
+import type { CreatePath } from "./createPath.js";
 import type { InstrumentBook } from "./instruments.js";
-import type { EngineMetrics } from "./metrics.js";
-import { Notifier } from "./notifier.js";
-import { ORPHAN_OWNER, Owners } from "./owners.js";
-import { OPEN_GATE, type SendGate } from "./readiness.js";
+import type { Notifier } from "./notifier.js";
+import { ORPHAN_OWNER, type Owners } from "./owners.js";
+import { buildParts, type EngineDeps } from "./parts.js";
 import { RunState } from "./runState.js";
+
+export type { EngineDeps, EngineLinks, EngineOptions } from "./parts.js";
+
 import { updateBody } from "./wireMap.js";
-
-/**
- * The engine's knobs: the config's own sections (the start-up passes the config whole; each part
- * picks what it reads), plus the account's two pacing settings, which are no knobs.
- */
-export type EngineOptions = CreateOptions & CancelOptions & AccountOptions;
-
-export interface EngineDeps {
-  client: RestClient;
-  instruments: InstrumentBook;
-  risk: RiskGate;
-  limiter: RateLimiter | undefined;
-  journal: Journal | undefined;
-  metrics: EngineMetrics;
-  log: Logger;
-  options: EngineOptions;
-  /** The venue surfaces the command path speaks to (built once: src/venue/surfaces.ts). */
-  surfaces: Surfaces;
-  /** What the engine asks of the parts built around it (venue sync, feeds); all optional. */
-  links?: EngineLinks;
-  /** The clock guard of the REST stack (absent: signing is never refused by the clock). */
-  clock?: ClockGate;
-}
-
-/**
- * The engine's calls into the parts that are built after it (they need its store and command path):
- * given at construction as functions, read when called, never set afterwards.
- */
-export interface EngineLinks {
-  /** An order needs a targeted query soon (unknown outcome, refused cancel, eager HFT query). */
-  resolveSoon?: (o: Order) => void;
-  /** Per surface: whether a new order is sent now or held while its surface reconciles (default: sent). */
-  gate?: SendGate;
-  /** The kill switch's sweep of venue orders the store does not hold. */
-  venueSweep?: () => void;
-}
 
 export class Engine implements GatewayEngine, OrderListener {
   readonly store: OrderStore;
@@ -118,103 +82,16 @@ export class Engine implements GatewayEngine, OrderListener {
     this.book = d.instruments;
     this.journal = d.journal;
     this.log = d.log;
-    const links = d.links ?? {};
-    const resolveSoon = (o: Order) => links.resolveSoon?.(o);
-    const run = this.run;
-    const store = new OrderStore({ listener: this });
-    this.store = store;
-    const owners = new Owners({
-      store,
-      journal: d.journal,
-      log: d.log,
-      run,
-      cancel: (o) => this.cancels.cancelOne(o, 0, false),
-    });
-    this.owners = owners;
-    const account = new Account({
-      client: d.client,
-      book: d.instruments,
-      limiter: d.limiter,
-      owners,
-      run,
-      log: d.log,
-      options: d.options,
-    });
-    this.account = account;
-    const notifier = new Notifier({
-      store,
-      book: d.instruments,
-      risk: d.risk,
-      owners,
-      account,
-      metrics: d.metrics,
-      run,
-    });
-    this.notifier = notifier;
-    const ingest = new VenueIngest({
-      gridOf: (id) => d.instruments.byId(id)?.grid,
-      apply: (ev) => store.apply(ev),
-      journal: undefined,
-      onInvalid: () => d.metrics.invalidEvents.inc(),
-    });
-    this.ingest = ingest;
-    const surfaces = d.surfaces;
-    const common = {
-      client: d.client,
-      limiter: d.limiter,
-      journal: d.journal,
-      metrics: d.metrics,
-      clock: d.clock,
-    };
-    this.creates = new CreatePath({
-      ...common,
-      book: d.instruments,
-      risk: d.risk,
-      log: d.log,
-      store,
-      owners,
-      notifier,
-      account,
-      ingest,
-      surfaces,
-      run,
-      options: d.options,
-      gate: links.gate ?? OPEN_GATE,
-      resolveSoon,
-    });
-    this.cancels = new CancelPath({
-      ...common,
-      store,
-      owners,
-      account,
-      ingest,
-      surfaces,
-      run,
-      options: d.options,
-      resolveSoon,
-    });
-    this.amends = new AmendPath({
-      ...common,
-      book: d.instruments,
-      risk: d.risk,
-      store,
-      owners,
-      surfaces,
-      cancels: this.cancels,
-      run,
-      options: { amendWaitMs: d.options.limits.createWaitMs, cancelWaitMs: d.options.limits.cancelWaitMs },
-      resolveSoon,
-      placeReplacement: (session, cmd) => this.creates.onNewOrder(session, cmd, monoNs()),
-    });
-    this.control = new Control({
-      risk: d.risk,
-      journal: d.journal,
-      log: d.log,
-      owners,
-      cancels: this.cancels,
-      run,
-      venueSweep: () => links.venueSweep?.(),
-    });
+    const p = buildParts(d, this.run, this);
+    this.store = p.store;
+    this.owners = p.owners;
+    this.account = p.account;
+    this.notifier = p.notifier;
+    this.ingest = p.ingest;
+    this.creates = p.creates;
+    this.cancels = p.cancels;
+    this.amends = p.amends;
+    this.control = p.control;
   }
 
   // ---------------------------------------------------------------- wiring and life

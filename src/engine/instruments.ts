@@ -6,11 +6,11 @@
  */
 import type { Instrument, Surface } from "../domain/types.js";
 import { type Grid, gridOf } from "../orders/normalize.js";
-import { isNotAllowlisted } from "../rest/errors.js";
 import type { FuturesInstrument, SpotTradeInfo, V5Instrument } from "../rest/wire.js";
 import { parseDec } from "../util/decimal.js";
 import type { VenueClient } from "../venue/client.js";
 import { FUTURES_EXCHANGE } from "../venue/futures/fields.js";
+import { isNotAllowlisted } from "../venue/hft/fields.js";
 import { makeGrid, type OrderGrid } from "../venue/orderFields.js";
 
 export class InstrumentError extends Error {

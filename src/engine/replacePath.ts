@@ -6,6 +6,7 @@
  * between ends the replace with AmendReject. The strategy sees the old order as PendingReplace, then
  * Cancelled with reason Replaced (wireMap.updateBody).
  */
+import type { Config } from "../config/load.js";
 import type { AmendCmd, NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { RateLimiter, Rejected } from "../limits/index.js";
@@ -26,7 +27,7 @@ export interface ReplacePathDeps {
   owners: Owners;
   cancels: CancelPath;
   run: RunState;
-  options: { cancelWaitMs: number };
+  options: { limits: Pick<Config["limits"], "cancelWaitMs"> };
   /** Places the replacement as the session's NewOrder (the create path). */
   placeReplacement: (session: SessionInfo, cmd: NewOrderCmd) => void;
   /** AmendReject to the order's owner. */
@@ -53,7 +54,7 @@ export class ReplacePath {
   private sendCancel(o: Order, s: VenueSurface): void {
     const d = this.d;
     const cls = s.classOf("cancel");
-    const lim = d.limiter?.acquire(cls, "cancel", d.options.cancelWaitMs);
+    const lim = d.limiter?.acquire(cls, "cancel", d.options.limits.cancelWaitMs);
     const refused = (r: Rejected) => {
       // Nothing was sent: the order is working again, the replace is over.
       this.endReplace(o, AmendRejectReason.Throttled, `throttled: retry in ${r.retryAfterMs} ms`);

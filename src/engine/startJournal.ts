@@ -91,13 +91,7 @@ export function readJournalAtStart(
   const none: JournalStart = { replay: undefined, replayedIds: [], sessions: undefined, ledger };
   if (journal === undefined || !config.engine.replayJournal) return none;
   const files = filesToRead(config.journal.dir, journal, checkpoint);
-  const g = config.gateway;
-  const sessions = new SessionRestorer({
-    ring: g.resumeRing,
-    retentionMs: g.sessionRetentionMs,
-    maxSessions: g.maxRetainedSessions,
-    nowMs: Date.now(),
-  });
+  const sessions = new SessionRestorer({ ...config.gateway, nowMs: Date.now() });
   const orders = config.venue.kind === "exchange" ? orderReplay(engine, book, surfaces) : undefined;
   const consumers: JournalConsumer[] = orders === undefined ? [sessions, ledger] : [orders, sessions, ledger];
   // In replay mode: no requests, no messages (only the store, risk and owners are rebuilt).

@@ -9,7 +9,7 @@ import { KeyError, type KeyPair, loadKeyPair } from "../auth/keys.js";
 import type { Config } from "../config/load.js";
 import { HFT_NATS_URL } from "../streams/index.js";
 import { registerSecret } from "../telemetry/logger.js";
-import { createRestStack, type RestStack } from "../venue/stack.js";
+import { createRestStack, pathOverrides, REAL_HOSTS, type RestStack } from "../venue/stack.js";
 import {
   type EmbeddedVenue,
   type EmbeddedVenueOptions,
@@ -169,11 +169,7 @@ function createRest(
           ? log.warn({ clock: state }, `clock ${state}: ${reason}; signed requests refused`)
           : log.info({ clock: state }, `clock ${state}: ${reason}`),
     },
-    pathOverrides: {
-      "hft.cancelOrder": config.venue.hftCancelPath,
-      "futures.cancelOrder": config.venue.futuresCancelPath,
-      "hft.amendOrder": config.venue.hftAmendPath,
-    },
+    pathOverrides: pathOverrides(config.venue),
   });
 }
 
@@ -194,7 +190,5 @@ function loadKeys(config: Config): KeyPair {
 function natsUrlFor(config: Config): string | undefined {
   const u = config.streams.hftNats.url;
   if (u !== "") return u;
-  return config.venue.hftBaseUrl.replace(/\/+$/, "") === "https://dma.coinswitch.co"
-    ? HFT_NATS_URL
-    : undefined;
+  return config.venue.hftBaseUrl.replace(/\/+$/, "") === REAL_HOSTS.hft ? HFT_NATS_URL : undefined;
 }

@@ -2,9 +2,10 @@
  * The one way an order request goes to the venue and comes back, shared by the create, cancel and
  * amend paths: prepare (a local refusal is the path's failure, and nothing is sent) → journal the
  * request → the path marks it sent → send; then the answer or the failure is journaled and the limiter
- * told before the path decides what it means. One `VenueRequest` per path, built once: an order's
- * request carries the order itself as the transport's context (`RestClient.sendTo`), so no closure is
- * made per order.
+ * told before the path decides what it means; a 401 the clock guard is judging waits for its verdict
+ * here, once for the three paths, and reaches the path as a refusal. One `VenueRequest` per path,
+ * built once: an order's request carries the order itself as the transport's context
+ * (`RestClient.sendTo`), so no closure is made per order.
  */
 
 import { REFUSED_LOCALLY } from "../journal/records.js";
@@ -14,6 +15,7 @@ import type { Order } from "../orders/index.js";
 import { monoNs } from "../protocol/clock.js";
 import type { AnswerSink, PreparedRequest, RestClient } from "../rest/client.js";
 import {
+  AuthError,
   NetworkError,
   OutcomeUnknownError,
   RateLimitedError,
@@ -41,8 +43,16 @@ export interface RequestPath {
   sending(o: Order, nowNs: number): void;
   /** The venue answered 2xx (journaled, the limiter told); `rttNs` is the round trip. */
   answered(o: Order, res: unknown, rttNs: number, nowNs: number): void;
-  /** The request failed, or was never sent (`sentNs` 0); journaled and the limiter told. */
+  /**
+   * The request failed, or was never sent (`sentNs` 0); journaled and the limiter told. A 401 whose
+   * cause the clock guard is judging does not come here: it comes to `refused` once judged.
+   */
   failed(o: Order, err: unknown, sentNs: number): void;
+  /**
+   * The venue refused the request, or it was refused here before it left: the order is as it was,
+   * its owner is told why. `clockExplains`: a 401 the clock's re-sync put down to the clock.
+   */
+  refused(o: Order, err: unknown, clockExplains: boolean): void;
 }
 
 export interface VenueRequestDeps {
@@ -99,6 +109,14 @@ export class VenueRequest implements AnswerSink<Order> {
     const d = this.d;
     if (d.run.dead) return;
     recordFailure(d.limiter, d.journal, o, this.path.op, this.cls(o), err, sentNs);
+    if (err instanceof AuthError && err.clockExplains !== undefined) {
+      // The venue did not act on a 401 (a create was not placed): whether the clock explains it
+      // decides the reason the path gives, and a re-sync is deciding now.
+      err.clockExplains.then((clock) => {
+        if (!d.run.dead) this.path.refused(o, err, clock);
+      });
+      return;
+    }
     this.path.failed(o, err, sentNs);
   }
 
@@ -128,13 +146,6 @@ export function recordAnswer(
     latencyUs: Math.round(rttNs / 1000),
     body: JSON.stringify(res),
   });
-}
-
-/** The text a failed request is reported with: the venue's own message when it gave one. */
-export function failureText(err: unknown): string {
-  return err instanceof ValidationError
-    ? err.exchangeMessage || err.message
-    : String((err as Error)?.message);
 }
 
 /**

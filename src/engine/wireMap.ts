@@ -3,6 +3,7 @@
  * the binary protocol's enums and code table, as data. Builders fill reused message bodies: the
  * gateway encodes a body synchronously inside `send`, so one scratch object per message type is safe.
  */
+import { ClockError } from "../clock/clockSync.js";
 import type { OrderType, Side, TimeInForce } from "../domain/types.js";
 import type { CancelRejectCode } from "../orders/guards.js";
 import type { Order } from "../orders/order.js";
@@ -18,6 +19,7 @@ import {
   Tif,
   Side as WSide,
 } from "../protocol/schema.js";
+import { ValidationError } from "../rest/errors.js";
 import type { RiskRejectCode } from "../risk/codes.js";
 import { RISK_REJECTS } from "../risk/codes.js";
 import { tryParseDec } from "../util/decimal.js";
@@ -92,6 +94,22 @@ export const CANCEL_REASON: Readonly<Record<CancelRejectCode, number>> = {
 
 /** What a strategy is told when the venue's 401 is put down to the clock (the refused request). */
 export const CLOCK_401_TEXT = "venue answered 401: epoch outside its window; re-syncing";
+
+/** The text a failed request is reported with: the venue's own message when it gave one. */
+export function failureText(err: unknown): string {
+  return err instanceof ValidationError
+    ? err.exchangeMessage || err.message
+    : String((err as Error)?.message);
+}
+
+/**
+ * The text a refused request is told with: the clock's when the clock explains the refusal (a 401 put
+ * down to it, or the clock guard's own refusal before sending), else failureText's.
+ */
+export function refusedText(err: unknown, clockExplains: boolean): string {
+  if (clockExplains) return CLOCK_401_TEXT;
+  return err instanceof ClockError ? CODES.ClockSkew.text : failureText(err);
+}
 
 export function riskText(code: RiskRejectCode): string {
   return RISK_REJECTS[code];

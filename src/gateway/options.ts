@@ -2,6 +2,7 @@
  * The gateway's options, the defaults they resolve to (tokens from the environment when not given),
  * its logger, and the counters it reports (/metrics, tests).
  */
+import type { Config } from "../config/load.js";
 import type { SessionJournal } from "./durableGate.js";
 import type { HttpHooks } from "./engineApi.js";
 import type { MarketDataSource } from "./marketData.js";
@@ -12,32 +13,45 @@ export interface GatewayLogger {
   warn(obj: object, msg: string): void;
 }
 
-export interface GatewayConfig {
+/**
+ * The config's own command API knobs (`gateway.*`, docs/config.md), each optional here: `host`
+ * (127.0.0.1), `port` (7700; 0 picks an ephemeral port), `transport` ("auto" uses native
+ * uWebSockets.js when it loads, else `ws`), `badTokenDelayMs` (500: slows guessing), `resumeRing`
+ * (4096 sequenced frames kept per session for resume), `maxBufferedBytes` (1 MiB unsent per
+ * connection, then it is closed as a slow consumer), `sessionRetentionMs` (a disconnected named
+ * session kept for resume 24 h) and `maxRetainedSessions` (256; beyond it the longest idle goes).
+ */
+export type GatewaySection = Partial<
+  Pick<
+    Config["gateway"],
+    | "host"
+    | "port"
+    | "transport"
+    | "badTokenDelayMs"
+    | "resumeRing"
+    | "maxBufferedBytes"
+    | "sessionRetentionMs"
+    | "maxRetainedSessions"
+  >
+>;
+
+/** The market data knobs the command API reads (`marketData.*`): 64 subscriptions, 256 KiB. */
+export type MarketDataLimits = Partial<
+  Pick<Config["marketData"], "maxSubscriptionsPerSession" | "maxBufferedBytes">
+>;
+
+/** The config's sections as they are (`{ ...config.gateway, … }`), plus what is no config knob. */
+export interface GatewayConfig extends GatewaySection {
   /** Required logon token; when omitted, the HFTGATE_TOKEN environment variable. */
   token?: string | null;
   /** Token for privileged sessions (SessionInfo.admin = true); HFTGATE_ADMIN_TOKEN when omitted; none if unset. */
   adminToken?: string | null;
-  host?: string;
-  /** 7700 by default; 0 picks an ephemeral port (tests). */
-  port?: number;
-  /** "auto" uses native uWebSockets.js when it loads, else `ws`; "ws" forces the pure-JS server. */
-  transport?: "auto" | "uws" | "ws";
-  /** Delay before answering a bad token (slows guessing); 500 ms, as the `gateway.badTokenDelayMs` knob. */
-  badTokenDelayMs?: number;
   /** Default heartbeat interval when Logon asks for 0; 1000 ms. */
   heartbeatMs?: number;
   /** Intervals without inbound traffic before the connection is dropped; 3. */
   missedHeartbeats?: number;
   /** A connection that has not logged on within this time is closed; 5000 ms. */
   logonTimeoutMs?: number;
-  /** Sequenced frames kept per session for resume; 4096. */
-  resumeRing?: number;
-  /** Unsent bytes per connection before it is closed as a slow consumer; 1 MiB. */
-  maxBufferedBytes?: number;
-  /** A disconnected named session is kept for resume this long, then released; 24 h. */
-  sessionRetentionMs?: number;
-  /** Disconnected named sessions kept for resume; beyond this the longest idle one is released; 256. */
-  maxRetainedSessions?: number;
   /**
    * Journal for restart = resume: every sequenced frame of a named session and every session event is
    * appended to it, and no sequenced frame reaches a socket before the journal holds it durably.
@@ -49,25 +63,15 @@ export interface GatewayConfig {
   logger?: GatewayLogger;
   /** Market data for Subscribe (the hub, src/marketdata); without it Subscribe gets SubscribeReject 120. */
   marketData?: MarketDataSource;
-  /** Instruments one connection may subscribe; 64. */
-  marketDataMaxSubscriptions?: number;
-  /** Unsent bytes above which a connection's market data pauses; 256 KiB. */
-  marketDataMaxBufferedBytes?: number;
+  /** Instruments one connection may subscribe, unsent bytes above which its market data pauses. */
+  marketDataLimits?: MarketDataLimits;
 }
 
 /** The scalar options with their defaults applied (the objects stay on GatewayConfig). */
 export type GatewaySettings = Required<
   Omit<
     GatewayConfig,
-    | "http"
-    | "logger"
-    | "token"
-    | "adminToken"
-    | "journal"
-    | "restored"
-    | "marketData"
-    | "marketDataMaxSubscriptions"
-    | "marketDataMaxBufferedBytes"
+    "http" | "logger" | "token" | "adminToken" | "journal" | "restored" | "marketData" | "marketDataLimits"
   >
 > & {
   token: string;

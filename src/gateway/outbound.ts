@@ -68,8 +68,8 @@ export class Outbound {
         sessionId: (l) => l.session?.sessionId ?? 0,
       },
       {
-        maxSubscriptions: config.marketDataMaxSubscriptions ?? 64,
-        maxBufferedBytes: config.marketDataMaxBufferedBytes ?? 256 * 1024,
+        maxSubscriptions: config.marketDataLimits?.maxSubscriptionsPerSession ?? 64,
+        maxBufferedBytes: config.marketDataLimits?.maxBufferedBytes ?? 256 * 1024,
       },
     );
   }

@@ -4,6 +4,7 @@
  * A restarted gateway continues each one: same session id, seq numbers after the last one journaled,
  * the last `ring` frames ready for a resume, the privilege level it was created with.
  */
+import type { Config } from "../config/load.js";
 import { type JournalConsumer, readJournalsInto } from "../journal/reader.js";
 import type { JournalRecord } from "../journal/records.js";
 
@@ -27,15 +28,14 @@ export interface RestoreResult {
   readonly expired: number;
 }
 
-export interface RestoreOptions {
-  /** Frames kept per session (the resume ring's size). */
-  readonly ring: number;
-  /** Sessions idle longer than this are not restored. */
-  readonly retentionMs: number;
-  /** At most this many sessions are restored, the most recently active first. */
-  readonly maxSessions: number;
-  readonly nowMs: number;
-}
+/**
+ * The config's own `gateway` knobs the restore reads: `resumeRing` frames kept per session,
+ * sessions idle longer than `sessionRetentionMs` not restored, at most `maxRetainedSessions` of
+ * them, the most recently active first; judged idle as of `nowMs`.
+ */
+export type RestoreOptions = Readonly<
+  Pick<Config["gateway"], "resumeRing" | "sessionRetentionMs" | "maxRetainedSessions"> & { nowMs: number }
+>;
 
 interface Acc {
   sessionId: number;
@@ -92,9 +92,9 @@ export class SessionRestorer implements JournalConsumer {
     const seq = frameSeq(r.frame);
     if (seq < a.nextSeq) return; // cannot happen in one session's journal; never go back
     a.nextSeq = seq + 1;
-    if (this.opts.ring === 0) return;
+    if (this.opts.resumeRing === 0) return;
     const copy = Buffer.from(r.frame);
-    if (a.frames.length < this.opts.ring) a.frames.push(copy);
+    if (a.frames.length < this.opts.resumeRing) a.frames.push(copy);
     else {
       a.frames[a.start] = copy;
       a.start = (a.start + 1) % a.frames.length;
@@ -129,9 +129,9 @@ export class SessionRestorer implements JournalConsumer {
     }
     const o = this.opts;
     const kept = all
-      .filter((s) => nowMs - s.idleSinceMs <= o.retentionMs)
+      .filter((s) => nowMs - s.idleSinceMs <= o.sessionRetentionMs)
       .sort((x, y) => y.idleSinceMs - x.idleSinceMs)
-      .slice(0, o.maxSessions);
+      .slice(0, o.maxRetainedSessions);
     return { sessions: kept, maxSessionId: this.maxSid, expired: all.length - kept.length };
   }
 }

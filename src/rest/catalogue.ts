@@ -38,6 +38,10 @@ interface RowSpec {
   readonly assumed?: boolean;
   /** Response is a bare object, not `{data}` / the v5 envelope. */
   readonly bare?: boolean;
+  /** The REST client's keep-warm GET for this endpoint's origin (the first such row per origin). */
+  readonly warm?: boolean;
+  /** The answer is the envelope's `result` with the envelope's `time` beside it. */
+  readonly envelopeTime?: boolean;
 }
 
 export interface EndpointRow extends RowSpec {
@@ -64,6 +68,7 @@ const ROWS = [
     surface: "spot",
     signed: false,
     rate: "spot.other",
+    warm: true,
   },
   {
     id: "spot.ping",
@@ -209,6 +214,8 @@ const ROWS = [
     surface: "hft",
     signed: true,
     rate: "hft.all",
+    warm: true,
+    envelopeTime: true,
   },
   {
     id: "hft.instruments",

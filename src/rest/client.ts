@@ -21,11 +21,9 @@ import {
   ValidationError,
 } from "./errors.js";
 import { FastPath, type FastPathSpec } from "./fast/fastPath.js";
-import { V5_RET } from "./wire.js";
 
-/** [assumed] the local simulator's default address; the real hosts are in REAL_HOSTS. */
+/** [assumed] the local simulator's default address; the real hosts are src/venue/stack.ts's REAL_HOSTS. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
-export const REAL_HOSTS = { spot: "https://coinswitch.co", hft: "https://dma.coinswitch.co" } as const;
 
 export interface HttpOptions {
   /** Connections per origin. Default 4. */
@@ -72,6 +70,11 @@ export interface RestClientOptions {
   onUnauthorized?: (epochMs: number | undefined) => Promise<boolean>;
   /** The order endpoints a venue sends on the fast path (src/rest/fast/), when `http.fastPath`. */
   fast?: FastPathSpec;
+  /**
+   * Envelope return codes that mean "rate limited" (a RateLimitedError, as an HTTP 429 is); the
+   * venue's own (src/venue/hft/retCodes.ts). Default none.
+   */
+  rateLimitCodes?: readonly number[];
 }
 
 export type Query = ReadonlyArray<readonly [string, string]>;
@@ -126,11 +129,18 @@ export class RestClient {
   private readonly onUnauthorized: RestClientOptions["onUnauthorized"];
   /** The fast path for order requests, when on (src/rest/fast/). */
   private readonly fast: FastPath | undefined;
+  private readonly rateLimitCodes: readonly number[];
+  /** Each origin's connections and the path of the catalogue's warm-up GET for them. */
+  private readonly warmTargets: [ClientSet, string][] = [];
+  /** The catalogue's warm-up endpoints of the Spot/Futures host and of the HFT host (the fast path's). */
+  private warmMain: Endpoint | undefined;
+  private warmHft: Endpoint | undefined;
 
   constructor(opts: RestClientOptions) {
     this.apiKey = opts.apiKey;
     this.signer = opts.signer;
     this.onUnauthorized = opts.onUnauthorized;
+    this.rateLimitCodes = opts.rateLimitCodes ?? [];
     this.catalogue = opts.catalogue ?? buildCatalogue();
     const h = opts.http ?? {};
     this.connections = h.connections ?? 4;
@@ -156,10 +166,19 @@ export class RestClient {
             },
             {
               send: (req, sink, ctx, stamp) => this.sendGeneral(req, sink, ctx, stamp),
-              parse: parseResponse,
+              parse: (ep, status, retryAfter, text, epoch) =>
+                parseResponse(ep, status, retryAfter, text, epoch, this.rateLimitCodes),
               onUnauthorized: this.onUnauthorized,
             },
           );
+    // The first warm endpoint of each origin (the catalogue marks them), in the catalogue's order.
+    for (const ep of Object.values<Endpoint>(this.catalogue)) {
+      if (ep.warm !== true) continue;
+      if (ep.surface === "hft") this.warmHft ??= ep;
+      else this.warmMain ??= ep;
+      const set = ep.surface === "hft" ? this.hftConns : this.spotConns;
+      if (!this.warmTargets.some(([s]) => s === set)) this.warmTargets.push([set, ep.path]);
+    }
   }
 
   private connsFor(base: string, h: HttpOptions): ClientSet {
@@ -200,10 +219,7 @@ export class RestClient {
   private async warmRound(n: number, idleOnly: boolean): Promise<number> {
     let failed = 0;
     const jobs: Promise<void>[] = [];
-    const origins: [ClientSet, string][] = [[this.spotConns, this.catalogue["spot.time"].path]];
-    if (this.hftConns !== this.spotConns)
-      origins.push([this.hftConns, this.catalogue["hft.marketTime"].path]);
-    for (const [set, path] of origins) {
+    for (const [set, path] of this.warmTargets) {
       if (idleOnly && !set.idle) continue;
       for (let i = 0; i < Math.min(n, set.size); i++) {
         jobs.push(
@@ -218,10 +234,9 @@ export class RestClient {
       }
     }
     if (idleOnly && jobs.length > 0) this.warmStats.rounds++;
-    if (this.fast !== undefined && idleOnly) {
-      const c = this.catalogue;
+    if (this.fast !== undefined && idleOnly && this.warmMain !== undefined && this.warmHft !== undefined) {
       jobs.push(
-        this.fast.warm(n, true, c["spot.time"], c["hft.marketTime"]).then((f) => {
+        this.fast.warm(n, true, this.warmMain, this.warmHft).then((f) => {
           failed += f;
         }),
       );
@@ -314,7 +329,15 @@ export class RestClient {
         body: req.body,
         reset: ep.method === "DELETE" && req.body !== undefined ? this.deleteReset : undefined,
       },
-      new Collector(ep, sink as AnswerSink<unknown>, ctx, stamp, req.epoch, this.onUnauthorized),
+      new Collector(
+        ep,
+        sink as AnswerSink<unknown>,
+        ctx,
+        stamp,
+        req.epoch,
+        this.onUnauthorized,
+        this.rateLimitCodes,
+      ),
     );
   }
 
@@ -368,6 +391,7 @@ class Collector implements SetHandler {
     readonly stamp: number,
     private readonly epoch: string | undefined,
     private readonly onUnauthorized: RestClientOptions["onUnauthorized"],
+    private readonly rateLimitCodes: readonly number[],
   ) {}
 
   onConnect(): void {}
@@ -395,7 +419,14 @@ class Collector implements SetHandler {
     const buf = this.rest !== undefined ? Buffer.concat(this.rest) : this.first;
     const text = buf === undefined ? "" : buf.toString("utf8");
     try {
-      this.outcome = parseResponse(this.ep, this.status, this.retryAfter, text, this.epoch);
+      this.outcome = parseResponse(
+        this.ep,
+        this.status,
+        this.retryAfter,
+        text,
+        this.epoch,
+        this.rateLimitCodes,
+      );
       this.ok = true;
     } catch (err) {
       // The venue says the same 401 for a bad key and an epoch outside its window: the clock decides.
@@ -455,13 +486,17 @@ function findRetryAfter(raw: Buffer[]): string | undefined {
 
 // ---------- response parsing and error mapping ----------
 
-/** Parses a response per surface and maps failures to the typed hierarchy. */
+/**
+ * Parses a response per surface and maps failures to the typed hierarchy; `rateLimitCodes` are the
+ * envelope codes that mean "rate limited" (RestClientOptions).
+ */
 export function parseResponse(
   ep: Endpoint,
   status: number,
   retryAfter: unknown,
   text: string,
   epoch?: string,
+  rateLimitCodes: readonly number[] = [],
 ): unknown {
   const json = tryJson(text);
   if (status >= 200 && status < 300) {
@@ -474,8 +509,9 @@ export function parseResponse(
       if (typeof o.retCode !== "number") {
         throw new ResponseShapeError(`${ep.id}: missing retCode in v5 envelope`, ep.id, status);
       }
-      if (o.retCode !== 0) throw v5Error(ep, status, o.retCode, String(o.retMsg ?? ""), retryAfter);
-      if (ep.id === "hft.marketTime") return { ...(o.result as object), time: o.time };
+      if (o.retCode !== 0)
+        throw envelopeError(ep, status, o.retCode, String(o.retMsg ?? ""), retryAfter, rateLimitCodes);
+      if (ep.envelopeTime === true) return { ...(o.result as object), time: o.time };
       return o.result;
     }
     // Spot: `{data}`; a few endpoints (time, ping) answer bare objects.
@@ -510,8 +546,15 @@ function throwValidation(ep: Endpoint, status: number, code: number | undefined,
   );
 }
 
-function v5Error(ep: Endpoint, status: number, code: number, msg: string, retryAfter: unknown): RestError {
-  if (code === V5_RET.RATE_LIMIT) {
+function envelopeError(
+  ep: Endpoint,
+  status: number,
+  code: number,
+  msg: string,
+  retryAfter: unknown,
+  rateLimitCodes: readonly number[],
+): RestError {
+  if (rateLimitCodes.includes(code)) {
     return new RateLimitedError(`${ep.id}: retCode ${code} ${msg}`, ep.id, status, retryAfterMs(retryAfter));
   }
   return new ValidationError(`${ep.id}: retCode ${code} ${msg}`, ep.id, status, code, msg);

@@ -5,7 +5,6 @@
  * means nothing was sent (connect failure) and is safe to retry.
  */
 import type { EndpointId } from "./catalogue.js";
-import { V5_RET } from "./wire.js";
 
 export class RestError extends Error {
   override name = "RestError";
@@ -153,9 +152,4 @@ function errorCode(err: unknown): string | undefined {
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-/** The venue's answer to an options call from a key not on the options allowlist (§3.3) [assumed code]. */
-export function isNotAllowlisted(err: unknown): boolean {
-  return err instanceof ValidationError && err.code === V5_RET.NOT_ALLOWLISTED;
 }

@@ -17,9 +17,16 @@ export { VenueClient } from "../venue/client.js";
 export type { FuturesCreateParams } from "../venue/futures/create.js";
 export type { HftCancelParams } from "../venue/hft/cancel.js";
 export type { HftCreateParams } from "../venue/hft/create.js";
+export { isNotAllowlisted } from "../venue/hft/fields.js";
+export { V5_RET } from "../venue/hft/retCodes.js";
 export { makeGrid, type OrderGrid } from "../venue/orderFields.js";
 export type { SpotCreateParams } from "../venue/spot/create.js";
-export { createRestStack, type RestStack, type RestStackOptions } from "../venue/stack.js";
+export {
+  createRestStack,
+  REAL_HOSTS,
+  type RestStack,
+  type RestStackOptions,
+} from "../venue/stack.js";
 export {
   buildCatalogue,
   type Catalogue,
@@ -35,7 +42,6 @@ export {
   type HttpOptions,
   type PreparedRequest,
   type Query,
-  REAL_HOSTS,
   RestClient,
   type RestClientOptions,
 } from "./client.js";

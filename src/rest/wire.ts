@@ -263,23 +263,3 @@ export interface V5Position {
   cumRealisedPnl: string;
   updatedTime: string;
 }
-
-/** Known HFT return codes. Only 10001 is documented; the others are this project's assumption. */
-export const V5_RET = {
-  OK: 0,
-  /** documented: missing or invalid parameter */
-  PARAM: 10001,
-  /** [assumed] authentication failure inside a 200 envelope is not used: auth failures are HTTP 401 */
-  /** [assumed, Bybit's "permission denied"] a `category: "option"` call from a key not on the options allowlist */
-  NOT_ALLOWLISTED: 10005,
-  /** [assumed] order not found / not modifiable */
-  ORDER_NOT_FOUND: 110001,
-  /** [assumed] qty not a multiple of qtyStep, or out of range */
-  QTY_INVALID: 10001,
-  /** [assumed] insufficient balance */
-  INSUFFICIENT_BALANCE: 110007,
-  /** [assumed] duplicate orderLinkId with different content */
-  DUPLICATE_LINK_ID: 110072,
-  /** [assumed] rate limit inside an envelope (also HTTP 429) */
-  RATE_LIMIT: 10006,
-} as const;

@@ -39,6 +39,7 @@ import {
   hftRealtime,
   hftTime,
 } from "./hft/reads.js";
+import { HFT_RATE_LIMIT_CODES } from "./hft/retCodes.js";
 import type { OrderGrid } from "./orderFields.js";
 import { prepareSpotCancel } from "./spot/cancel.js";
 import { prepareSpotCreate, type SpotCreateParams } from "./spot/create.js";
@@ -54,9 +55,12 @@ import {
 export class VenueClient extends RestClient {
   private readonly grids = new Map<string, OrderGrid>();
 
-  /** The venues' order requests go on the fast path unless `opts.fast` says otherwise. */
+  /**
+   * The venue-neutral client with the venues' order requests on the fast path and their own envelope
+   * codes (HFT's rate limit), unless `opts` says otherwise.
+   */
   constructor(opts: RestClientOptions) {
-    super({ fast: FAST_REQUESTS, ...opts });
+    super({ fast: FAST_REQUESTS, rateLimitCodes: HFT_RATE_LIMIT_CODES, ...opts });
   }
 
   /** Registers an instrument's grid so order helpers can validate price and quantity. */

@@ -119,3 +119,16 @@ export function clientIdText(endpoint: EndpointId, field: string, v: unknown): s
   }
   return v;
 }
+
+/** Which order a v2 get-order read asks for (Spot and Futures name the two the same way). */
+export type OrderRef = { orderId: string } | { clientOrderId: string };
+
+/** The v2 get-order query pair for `by`, checked: `order_id` or `client_order_id`, a non-empty string. */
+export function orderRefQuery(endpoint: EndpointId, by: OrderRef): [string, string] {
+  const q: [string, string] =
+    "orderId" in by ? ["order_id", by.orderId] : ["client_order_id", by.clientOrderId];
+  if (typeof q[1] !== "string" || q[1] === "") {
+    throw new InvalidRequestError(`${q[0]}: must be a non-empty string`, endpoint, q[0]);
+  }
+  return q;
+}

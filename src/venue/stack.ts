@@ -1,17 +1,47 @@
 /**
  * Wiring for the signed request pipeline: keys -> epoch source (+ clock offset) -> pre-signer ->
  * request signer (with the clock guard) -> REST client with the venues' verbs. One call for the
- * engine, tests and benches (`hftgate/rest` exports it).
+ * engine, tests and benches (`hftgate/rest` exports it). The venues' facts the venue-neutral layers
+ * below are handed live here: the real hosts and which order requests are pre-signed.
  */
 import { type EpochPolicy, EpochSource } from "../auth/epoch.js";
 import type { KeyPair } from "../auth/keys.js";
-import { HOT_PREFIXES, Presigner, type PresignerOptions } from "../auth/presigner.js";
+import { Presigner, type PresignerOptions } from "../auth/presigner.js";
 import { RequestSigner } from "../auth/requestSigner.js";
 import { makeSigner } from "../auth/signer.js";
 import { type ClockOptions, ClockSync } from "../clock/clockSync.js";
+import type { Config } from "../config/load.js";
 import { buildCatalogue, ENDPOINT_ROWS, type EndpointId } from "../rest/catalogue.js";
 import type { HttpOptions } from "../rest/client.js";
 import { VenueClient } from "./client.js";
+
+/** The venues' real hosts ([assumed] default for tests and the simulator: DEFAULT_BASE_URL). */
+export const REAL_HOSTS = { spot: "https://coinswitch.co", hft: "https://dma.coinswitch.co" } as const;
+
+/**
+ * The order-path requests signed ahead by the pre-signer (their bodies are not signed, so a signature
+ * depends on the epoch alone), in prefix-id order: HFT create and cancel, Spot create and cancel.
+ */
+export const PRESIGNED: readonly EndpointId[] = [
+  "hft.createOrder",
+  "hft.cancelOrder",
+  "spot.createOrder",
+  "spot.cancelOrder",
+];
+
+/** The config's paths for the catalogue's assumed endpoints (`venue.hftCancelPath`, …) as overrides. */
+export function pathOverrides(
+  v: Pick<Config["venue"], "hftCancelPath" | "futuresCancelPath" | "hftAmendPath">,
+): Partial<Record<EndpointId, string>> {
+  return {
+    "hft.cancelOrder": v.hftCancelPath,
+    "futures.cancelOrder": v.futuresCancelPath,
+    "hft.amendOrder": v.hftAmendPath,
+  };
+}
+
+/** The pre-signer's prefixes (METHOD + path) for PRESIGNED, with the catalogue's own paths. */
+export const HOT_PREFIXES: readonly string[] = hotPrefixes();
 
 export interface RestStackOptions {
   keys: KeyPair;
@@ -24,7 +54,7 @@ export interface RestStackOptions {
   epochStepMs?: number;
   signerKind?: "native" | "pure-js";
   /** false disables pre-signing (every request signs inline). */
-  presign?: false | Omit<PresignerOptions, "clockMs">;
+  presign?: false | Omit<PresignerOptions, "clockMs" | "prefixes">;
   /** false disables the clock sync (offset stays 0, no guard). */
   clock?: false | Omit<ClockOptions, "serverTime">;
   /** Overrides for assumed paths, e.g. `{ "hft.cancelOrder": "/v5/order/cancel" }`. */
@@ -93,11 +123,10 @@ export function createRestStack(o: RestStackOptions): RestStack {
   };
 }
 
-/** The pre-signer's prefixes with every overridden path in place of the catalogue's own. */
+/** The pre-signer's prefixes for PRESIGNED, an overridden path in place of the catalogue's own. */
 function hotPrefixes(overrides: Partial<Record<EndpointId, string>> = {}): string[] {
-  return HOT_PREFIXES.map((p) => {
-    const row = ENDPOINT_ROWS.find((r) => r.method + r.path === p);
-    const path = row === undefined ? undefined : overrides[row.id];
-    return row !== undefined && path !== undefined ? row.method + path : p;
+  return PRESIGNED.map((id) => {
+    const row = ENDPOINT_ROWS.find((r) => r.id === id)!;
+    return row.method + (overrides[id] ?? row.path);
   });
 }

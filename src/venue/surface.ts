@@ -11,7 +11,8 @@ import type { LimitClass } from "../limits/index.js";
 import type { Grid, Order, OrderEvent, Source, Status } from "../orders/index.js";
 import type { EndpointId } from "../rest/catalogue.js";
 import type { PreparedRequest } from "../rest/client.js";
-import type { OrderGrid } from "./orderFields.js";
+import { ValidationError } from "../rest/errors.js";
+import type { OrderGrid, OrderRef } from "./orderFields.js";
 
 /** The operations that spend rate-limit credit, each mapped to its class by the surface. */
 export type SurfaceOp = "create" | "cancel" | "query" | "list";
@@ -56,6 +57,24 @@ export const ORPHAN_ID_PREFIX = "orphan:";
 
 export function isOrphan(o: { clientId: string }): boolean {
   return o.clientId.startsWith(ORPHAN_ID_PREFIX);
+}
+
+/** How a by-id read names an order: by our client id, or an orphan (none of ours) by its venue id. */
+export function orderRef(o: { clientId: string; exchangeId: string }): OrderRef {
+  return isOrphan(o) ? { orderId: o.exchangeId } : { clientOrderId: o.clientId };
+}
+
+/**
+ * A v2 get-order read (Spot, Futures) whose 404 is the venue's authoritative "never placed"
+ * [assumed]: undefined then; any other failure is thrown.
+ */
+export async function unlessNotFound<R>(read: Promise<R>): Promise<R | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof ValidationError && err.status === 404) return undefined;
+    throw err;
+  }
 }
 
 /** What the venue answered to a create (or a cancel) that came back 2xx. */

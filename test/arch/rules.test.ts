@@ -3,14 +3,8 @@
  * linted over a small probe tree in a temp directory, one file per rule breaking it and one per rule
  * keeping it. (`npm run check` proves the real tree obeys them; this proves they can fail.)
  */
-import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const ROOT = join(import.meta.dirname, "..", "..");
-const BIOME = join(ROOT, "node_modules", "@biomejs", "biome", "bin", "biome");
+import { beforeAll, describe, expect, it } from "vitest";
+import { byFile, type Finding, lintProbe } from "./lintProbe.js";
 
 const PROBE: Record<string, string> = {
   // leaves the rules allow
@@ -69,41 +63,12 @@ const LAYER_PROBE: Record<string, string> = {
   "src/gateway/usesCommands.ts": 'import { c } from "../commands/c.js";\nexport const u = c;\n',
 };
 
-type Finding = { path: string; rule: string };
-const dirs: string[] = [];
 let found: Finding[] = [];
 let layerFound: Finding[] = [];
-
-/** The project's biome.jsonc over a probe tree in a temp directory: the dependency rules that fired. */
-function lintProbe(probe: Record<string, string>): Finding[] {
-  const dir = mkdtempSync(join(tmpdir(), "hftgate-rules-"));
-  dirs.push(dir);
-  copyFileSync(join(ROOT, "biome.jsonc"), join(dir, "biome.jsonc"));
-  for (const [path, text] of Object.entries(probe)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  const r = spawnSync(
-    process.execPath,
-    [BIOME, "lint", "--vcs-enabled=false", "--reporter=json", "--max-diagnostics=200", "."],
-    { cwd: dir, encoding: "utf8" },
-  );
-  const report = JSON.parse(r.stdout) as {
-    diagnostics: { category: string; location: { path: string } }[];
-  };
-  return report.diagnostics
-    .filter((d) => /noRestrictedImports|noImportCycles/.test(d.category))
-    .map((d) => ({ path: d.location.path, rule: d.category.split("/").pop()! }));
-}
-
-const byFile = (f: Finding[]): string[] => [...new Set(f.map((x) => `${x.path} ${x.rule}`))].sort();
 
 beforeAll(() => {
   found = lintProbe(PROBE);
   layerFound = lintProbe(LAYER_PROBE);
-});
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("dependency rules (biome.jsonc)", () => {

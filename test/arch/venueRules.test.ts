@@ -5,14 +5,8 @@
  * project's own config linted over a probe tree in a temp directory, one file per rule breaking it and
  * the imports the rules allow beside them.
  */
-import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const ROOT = join(import.meta.dirname, "..", "..");
-const BIOME = join(ROOT, "node_modules", "@biomejs", "biome", "bin", "biome");
+import { beforeAll, describe, expect, it } from "vitest";
+import { byFile, type Finding, lintProbe } from "./lintProbe.js";
 
 const PROBE: Record<string, string> = {
   // leaves and the arrows the rules allow
@@ -34,36 +28,15 @@ const PROBE: Record<string, string> = {
   "src/venue/spot/feed.ts": 'import { s } from "../../streams/s.js";\nexport const b = s;\n',
 };
 
-let dir = "";
-let found: { path: string; rule: string }[] = [];
+let found: Finding[] = [];
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "hftgate-venue-rules-"));
-  copyFileSync(join(ROOT, "biome.jsonc"), join(dir, "biome.jsonc"));
-  for (const [path, text] of Object.entries(PROBE)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  const r = spawnSync(
-    process.execPath,
-    [BIOME, "lint", "--vcs-enabled=false", "--reporter=json", "--max-diagnostics=200", "."],
-    { cwd: dir, encoding: "utf8" },
-  );
-  const report = JSON.parse(r.stdout) as {
-    diagnostics: { category: string; location: { path: string } }[];
-  };
-  found = report.diagnostics
-    .filter((d) => /noRestrictedImports|noImportCycles/.test(d.category))
-    .map((d) => ({ path: d.location.path, rule: d.category.split("/").pop()! }));
-});
-afterAll(() => {
-  if (dir !== "") rmSync(dir, { recursive: true, force: true });
+  found = lintProbe(PROBE);
 });
 
 describe("venue dependency rules (biome.jsonc)", () => {
   it("src/rest stays below src/venue, src/venue below the engine and the streams", () => {
-    const byFile = [...new Set(found.map((f) => `${f.path} ${f.rule}`))].sort();
-    expect(byFile).toEqual([
+    expect(byFile(found)).toEqual([
       "src/rest/client.ts noRestrictedImports",
       "src/rest/deep/wire.ts noRestrictedImports",
       // The venue-neutral rule repeats the base layers' (it replaces their override for src/rest).

@@ -3,11 +3,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { EpochSource } from "../../src/auth/epoch.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
-import { HOT_PREFIXES, Presigner } from "../../src/auth/presigner.js";
+import { Presigner } from "../../src/auth/presigner.js";
 import { RequestSigner } from "../../src/auth/requestSigner.js";
 import { signedMessage } from "../../src/auth/signedMessage.js";
 import { nativeSigner } from "../../src/auth/signer.js";
 import { ClockError } from "../../src/clock/clockSync.js";
+import { HOT_PREFIXES } from "../../src/venue/stack.js";
 
 const SECRET = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
 const keys = loadKeyPair(SECRET);
@@ -23,7 +24,13 @@ describe("Presigner", () => {
   it("fills the horizon with signatures identical to inline signing", async () => {
     const base = 1719905777483;
     let t = base;
-    const p = new Presigner(keys, { clockMs: () => t, horizonMs: 100, refillMs: 1000, batch: 32 });
+    const p = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
+      clockMs: () => t,
+      horizonMs: 100,
+      refillMs: 1000,
+      batch: 32,
+    });
     running = p;
     await p.start();
     expect(p.held(0)).toBe(101);
@@ -47,7 +54,13 @@ describe("Presigner", () => {
   });
 
   it("signatures read while the worker keeps refilling the shared ring are never torn", async () => {
-    const p = new Presigner(keys, { clockMs: () => Date.now(), horizonMs: 30, refillMs: 2, graceMs: 5 });
+    const p = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
+      clockMs: () => Date.now(),
+      horizonMs: 30,
+      refillMs: 2,
+      graceMs: 5,
+    });
     running = p;
     await p.start();
     const seen = new Map<number, string>();
@@ -64,7 +77,7 @@ describe("Presigner", () => {
 
   it("stop() terminates cleanly and later lookups miss", async () => {
     const t = 2_000_000;
-    const p = new Presigner(keys, { clockMs: () => t, horizonMs: 20, refillMs: 5 });
+    const p = new Presigner(keys, { prefixes: HOT_PREFIXES, clockMs: () => t, horizonMs: 20, refillMs: 5 });
     await p.start();
     expect(p.get(1, t + 10)).toBeDefined();
     await p.stop();
@@ -74,7 +87,13 @@ describe("Presigner", () => {
 
   it("a prefix unused for idleMs is no longer signed ahead; its next use resumes it", async () => {
     let t = 3_000_000;
-    const p = new Presigner(keys, { clockMs: () => t, horizonMs: 50, refillMs: 60_000, idleMs: 1_000 });
+    const p = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
+      clockMs: () => t,
+      horizonMs: 50,
+      refillMs: 60_000,
+      idleMs: 1_000,
+    });
     running = p;
     await p.start();
     for (let id = 0; id < HOT_PREFIXES.length; id++) expect(p.held(id)).toBe(51);
@@ -95,7 +114,13 @@ describe("Presigner", () => {
   });
 
   it("runs its worker thread at the configured nice value (Linux), the event loop's thread unchanged", async () => {
-    const p = new Presigner(keys, { clockMs: () => Date.now(), horizonMs: 20, refillMs: 1000, nice: 15 });
+    const p = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
+      clockMs: () => Date.now(),
+      horizonMs: 20,
+      refillMs: 1000,
+      nice: 15,
+    });
     running = p;
     await p.start();
     if (process.platform !== "linux") return;
@@ -122,7 +147,12 @@ describe("RequestSigner", () => {
   it("uses the ring on hot prefixes and signs inline otherwise; every signature verifies", async () => {
     const t = 3_000_000;
     const epochs = new EpochSource({ now: () => t });
-    const p = new Presigner(keys, { clockMs: () => epochs.clockMs(), horizonMs: 10, refillMs: 1000 });
+    const p = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
+      clockMs: () => epochs.clockMs(),
+      horizonMs: 10,
+      refillMs: 1000,
+    });
     running = p;
     await p.start();
     const rs = new RequestSigner(signer, epochs, p);
@@ -144,6 +174,7 @@ describe("RequestSigner", () => {
     let t = 4_000_002;
     const epochs = new EpochSource({ now: () => t, stepMs: 5 });
     const p = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
       clockMs: () => epochs.clockMs(),
       stepMs: epochs.stepMs,
       horizonMs: 50,

@@ -8,7 +8,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountStates, killAccount, setAccountState } from "../../src/bus/admin.js";
 import { readDropCopy } from "../../src/bus/reader.js";
-import type { EngineHandle } from "../../src/engine/index.js";
+import type { EngineHandle } from "../../src/index.js";
 import { Status } from "../../src/orders/index.js";
 import { encodeC2G } from "../../src/protocol/codec.js";
 import { Side, TradingStateValue } from "../../src/protocol/schema.js";

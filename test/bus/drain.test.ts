@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EngineHandle } from "../../src/engine/index.js";
+import type { EngineHandle } from "../../src/index.js";
 import { CodPolicy, OrderStatus, Side } from "../../src/protocol/schema.js";
 import { until } from "../e2e/harness.js";
 import { type BusWorld, busWorld, instId, natsAs, natsMissing, remoteClient } from "./fixture.js";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DropCopyEvent, DropCopyReading } from "../../src/bus/reader.js";
 import { readDropCopy } from "../../src/bus/reader.js";
 import { GatewayClient } from "../../src/client/index.js";
-import type { EngineHandle } from "../../src/engine/index.js";
+import type { EngineHandle } from "../../src/index.js";
 import { OrderStatus, Side } from "../../src/protocol/schema.js";
 import { next, until } from "../e2e/harness.js";
 import { type BusWorld, busWorld, instId, natsAs, natsMissing, TOKEN } from "./fixture.js";

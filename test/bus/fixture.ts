@@ -11,7 +11,7 @@ import { findNatsServer, type SimHandle, startSimulator } from "../../sim/index.
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import { inboxOf, type NatsUserEntry, roles } from "../../src/bus/permissions.js";
 import { GatewayClient, natsTransport } from "../../src/client/index.js";
-import { type EngineHandle, startEngine } from "../../src/engine/index.js";
+import { type EngineHandle, startEngine } from "../../src/index.js";
 import { silent, testConfig } from "../e2e/harness.js";
 import { NatsCluster } from "./natsCluster.js";
 

@@ -5,22 +5,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findNatsServer } from "../../sim/index.js";
+import { findNatsServer, freePort } from "../../sim/index.js";
 import { authorizationBlock, type NatsUserEntry } from "../../src/bus/permissions.js";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() => (a !== null && typeof a === "object" ? resolve(a.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 export interface NatsNode {
   name: string;

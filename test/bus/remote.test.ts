@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogonRejectedError } from "../../src/client/index.js";
-import type { EngineHandle } from "../../src/engine/index.js";
+import type { EngineHandle } from "../../src/index.js";
 import { Status } from "../../src/orders/index.js";
 import { CODES, CodPolicy, OrderStatus, Side } from "../../src/protocol/schema.js";
 import { next, until } from "../e2e/harness.js";

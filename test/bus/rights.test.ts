@@ -14,7 +14,7 @@ import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import { authorizationBlock, passwordVar, ROLES, roles, usersFor } from "../../src/bus/permissions.js";
 import { readDropCopy } from "../../src/bus/reader.js";
-import { type EngineHandle, startEngine } from "../../src/engine/index.js";
+import { type EngineHandle, startEngine } from "../../src/index.js";
 import { Side } from "../../src/protocol/schema.js";
 import { next, silent, testConfig, until } from "../e2e/harness.js";
 import { instId, natsAs, natsMissing, PASS, remoteClient } from "./fixture.js";

@@ -13,7 +13,7 @@ import { loadConfig } from "../../src/config/load.js";
 import { formatReport } from "../../src/demo/report.js";
 import { type DemoResult, planOrders, runDemo } from "../../src/demo/strategy.js";
 import { DemoError, resolveTarget } from "../../src/demo/target.js";
-import { type EngineHandle, startEngine } from "../../src/engine/index.js";
+import { type EngineHandle, startEngine } from "../../src/index.js";
 import { OrderStatus, Surface } from "../../src/protocol/schema.js";
 
 const TOKEN = "demo-test-token-0123456789";

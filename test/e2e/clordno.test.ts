@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { GatewayClient } from "../../src/client/index.js";
-import { startEngine } from "../../src/engine/index.js";
+import { startEngine } from "../../src/index.js";
 import { encodeC2G } from "../../src/protocol/codec.js";
 import { CODES, OrderStatus, OrdType, Side, Tif } from "../../src/protocol/schema.js";
 import { next, silent } from "./harness.js";

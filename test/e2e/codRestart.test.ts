@@ -11,7 +11,7 @@ import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
-import { startEngine } from "../../src/engine/index.js";
+import { startEngine } from "../../src/index.js";
 import { Journal } from "../../src/journal/writer.js";
 import { makeGrid } from "../../src/venue/orderFields.js";
 import { createRestStack, type RestStack } from "../../src/venue/stack.js";

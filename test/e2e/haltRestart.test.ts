@@ -1,7 +1,7 @@
 /** The trading state survives a restart: a halt is journaled and restored; only an admin lifts it. */
 import { describe, expect, it } from "vitest";
 import { GatewayClient } from "../../src/client/index.js";
-import { startEngine } from "../../src/engine/index.js";
+import { startEngine } from "../../src/index.js";
 import { CODES, Side, TradingStateValue } from "../../src/protocol/schema.js";
 import { next, silent } from "./harness.js";
 import { restartVenue } from "./restartFixture.js";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { GatewayClient } from "../../src/client/index.js";
 import { type Config, loadConfig } from "../../src/config/load.js";
-import { type EngineHandle, type StartOptions, startEngine } from "../../src/engine/index.js";
+import { type EngineHandle, type StartOptions, startEngine } from "../../src/index.js";
 import type { Body } from "../../src/protocol/schema.js";
 
 export const silent = pino({ level: "silent" });

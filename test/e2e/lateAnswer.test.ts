@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import { GatewayClient } from "../../src/client/index.js";
-import { startEngine } from "../../src/engine/index.js";
+import { startEngine } from "../../src/index.js";
 import { Journal } from "../../src/journal/writer.js";
 import { Status } from "../../src/orders/index.js";
 import { OrderStatus, Side } from "../../src/protocol/schema.js";

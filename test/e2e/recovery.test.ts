@@ -6,7 +6,7 @@ import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
-import { type EngineHandle, StartupError, startEngine } from "../../src/engine/index.js";
+import { type EngineHandle, StartupError, startEngine } from "../../src/index.js";
 import { OrderStatus, Side } from "../../src/protocol/schema.js";
 import { makeGrid } from "../../src/venue/orderFields.js";
 import { createRestStack } from "../../src/venue/stack.js";

@@ -12,7 +12,7 @@ import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { GatewayClient } from "../../src/client/index.js";
-import { startEngine } from "../../src/engine/index.js";
+import { startEngine } from "../../src/index.js";
 import { Journal } from "../../src/journal/writer.js";
 import { Status } from "../../src/orders/index.js";
 import type { V5Execution, V5List } from "../../src/rest/wire.js";

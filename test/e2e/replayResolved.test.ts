@@ -6,7 +6,7 @@
 import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startEngine } from "../../src/engine/index.js";
+import { startEngine } from "../../src/index.js";
 import { Journal } from "../../src/journal/writer.js";
 import { Status } from "../../src/orders/index.js";
 import { silent, until } from "./harness.js";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll } from "vitest";
 import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import type { Config } from "../../src/config/load.js";
-import { type EngineHandle, type StartOptions, startEngine } from "../../src/engine/index.js";
+import { type EngineHandle, type StartOptions, startEngine } from "../../src/index.js";
 import type { Journal } from "../../src/journal/writer.js";
 import { silent, testConfig } from "./harness.js";
 

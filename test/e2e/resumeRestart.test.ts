@@ -6,10 +6,10 @@
  * is refused with ResumeOutOfRange.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { freePort } from "../../sim/index.js";
 import { GatewayClient, LogonRejectedError } from "../../src/client/index.js";
 import { listJournals, readJournal } from "../../src/journal/reader.js";
 import { decodeG2C, type G2CMessage } from "../../src/protocol/codec.js";
@@ -18,17 +18,6 @@ import { ensureBuilt, GatewayProcess } from "../chaos/harness/child.js";
 import { counterHft, secretHex, startVenue } from "../chaos/harness/venue.js";
 
 const TOKEN = "resume-restart-token-0123";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-}
 
 async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
   const t0 = Date.now();

@@ -44,6 +44,7 @@ describe("venue request journal order", () => {
         sending: () => {},
         answered: () => {},
         failed: () => {},
+        refused: () => {},
       },
     );
     for (const id of ["c1", "c2"]) {

@@ -1,8 +1,9 @@
 import WebSocket from "ws";
 import { GatewayClient } from "../../src/client/client.js";
 import { Gateway, type GatewayConfig } from "../../src/gateway/gateway.js";
+import { Journal, type JournalOptions } from "../../src/journal/writer.js";
 import { decodeG2C, encodeC2G, type G2CMessage } from "../../src/protocol/codec.js";
-import { WS_PATH } from "../../src/protocol/schema.js";
+import { OrdType, Side, Tif, WS_PATH } from "../../src/protocol/schema.js";
 import { TestEngine } from "./testEngine.js";
 
 export const TOKEN = "test-token-0123456789";
@@ -24,6 +25,37 @@ export async function startTestGateway(
   engine.sink = gw;
   await gw.start();
   return { gw, engine };
+}
+
+/** A limit order on the test engine's instrument 1. */
+export const LIMIT_ORDER = {
+  instrumentId: 1,
+  side: Side.Buy,
+  ordType: OrdType.Limit,
+  tif: Tif.GTC,
+  priceTicks: 100,
+  qtyLots: 5,
+};
+
+/**
+ * A test gateway journaling to a real journal in `dir` (restart = resume, journal-before-socket);
+ * `stop` closes the gateway, then the journal, once.
+ */
+export async function startJournaledGateway(
+  dir: string,
+  journal: Partial<Omit<JournalOptions, "dir">> = {},
+  extra: Partial<GatewayConfig> = {},
+): Promise<{ gw: Gateway; engine: TestEngine; j: Journal; stop: () => Promise<void> }> {
+  const j = Journal.open({ dir, fsync: "none", ...journal });
+  const { gw, engine } = await startTestGateway("auto", { journal: j, ...extra });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await gw.close();
+    await j.close();
+  };
+  return { gw, engine, j, stop };
 }
 
 export function client(

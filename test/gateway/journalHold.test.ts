@@ -13,10 +13,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatewayClient } from "../../src/client/client.js";
 import type { Gateway, GatewayConfig } from "../../src/gateway/gateway.js";
-import { Journal } from "../../src/journal/writer.js";
+import type { Journal } from "../../src/journal/writer.js";
 import type { G2CMessage } from "../../src/protocol/codec.js";
-import { OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import { startTestGateway, TOKEN, waitFor } from "./helpers.js";
+import { LIMIT_ORDER, startJournaledGateway, TOKEN, waitFor } from "./helpers.js";
 import type { TestEngine } from "./testEngine.js";
 
 const prlimitArgs = (bytes: number | "unlimited") => [
@@ -33,14 +32,7 @@ function fileSizeLimit(bytes: number | "unlimited"): Promise<boolean> {
   return new Promise((resolve) => execFile("prlimit", prlimitArgs(bytes), (err) => resolve(err === null)));
 }
 
-const order = {
-  instrumentId: 1,
-  side: Side.Buy,
-  ordType: OrdType.Limit,
-  tif: Tif.GTC,
-  priceTicks: 100,
-  qtyLots: 5,
-};
+const order = LIMIT_ORDER;
 
 let dir = "";
 const stops: (() => Promise<void>)[] = [];
@@ -55,13 +47,9 @@ async function run(
   extra: Partial<GatewayConfig> = {},
 ): Promise<{ gw: Gateway; j: Journal; engine: TestEngine }> {
   dir = mkdtempSync(join(tmpdir(), "hftgate-gw-jhold-"));
-  const j = Journal.open({ dir, fsync: "none", retryIntervalMs: 10, onError: () => {} });
-  const { gw, engine } = await startTestGateway("auto", { journal: j, ...extra });
-  stops.push(async () => {
-    await gw.close();
-    await j.close();
-  });
-  return { gw, j, engine };
+  const r = await startJournaledGateway(dir, { retryIntervalMs: 10, onError: () => {} }, extra);
+  stops.push(r.stop);
+  return r;
 }
 
 function open(gw: Gateway, name: string, heartbeatMs = 100) {

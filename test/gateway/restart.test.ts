@@ -10,23 +10,16 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatewayClient, LogonRejectedError } from "../../src/client/client.js";
 import type { Gateway, GatewayConfig } from "../../src/gateway/gateway.js";
-import { restoreSessions } from "../../src/gateway/restore.js";
+import { type RestoreOptions, restoreSessions } from "../../src/gateway/restore.js";
 import { listJournals, readJournal } from "../../src/journal/reader.js";
 import { Journal } from "../../src/journal/writer.js";
 import { decodeG2C, type G2CMessage } from "../../src/protocol/codec.js";
-import { CODES, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import { startTestGateway, TOKEN, waitFor } from "./helpers.js";
+import { CODES, Side } from "../../src/protocol/schema.js";
+import { LIMIT_ORDER, startJournaledGateway, startTestGateway, TOKEN, waitFor } from "./helpers.js";
 import type { TestEngine } from "./testEngine.js";
 
 const ADMIN = "admin-token-0123456789";
-const order = {
-  instrumentId: 1,
-  side: Side.Buy,
-  ordType: OrdType.Limit,
-  tif: Tif.GTC,
-  priceTicks: 100,
-  qtyLots: 5,
-};
+const order = LIMIT_ORDER;
 
 let dir = "";
 const stops: (() => Promise<void>)[] = [];
@@ -39,30 +32,20 @@ afterEach(async () => {
 async function run(
   extra: Partial<GatewayConfig> = {},
 ): Promise<{ gw: Gateway; engine: TestEngine; j: Journal }> {
-  const j = Journal.open({ dir, fsync: "none" });
-  const { gw, engine } = await startTestGateway("auto", { journal: j, adminToken: ADMIN, ...extra });
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await gw.close();
-    await j.close();
-  };
-  stops.push(stop);
-  return { gw, engine, j };
+  const r = await startJournaledGateway(dir, {}, { adminToken: ADMIN, ...extra });
+  stops.push(r.stop);
+  return r;
 }
 async function stop(gw: Gateway, j: Journal): Promise<void> {
   await gw.close();
   await j.close();
 }
 
-function restore(
-  over: Partial<{ ring: number; retentionMs: number; maxSessions: number; nowMs: number }> = {},
-) {
+function restore(over: Partial<RestoreOptions> = {}) {
   return restoreSessions(listJournals(dir), {
-    ring: 4096,
-    retentionMs: 60_000,
-    maxSessions: 100,
+    resumeRing: 4096,
+    sessionRetentionMs: 60_000,
+    maxRetainedSessions: 100,
     nowMs: Date.now(),
     ...over,
   });
@@ -187,7 +170,7 @@ describe("restart = resume (gateway on the journal of an earlier run)", () => {
 
   it("refuses a resume the journal no longer holds for it: older than the ring, or the session past its retention", async () => {
     await firstRun();
-    const small = await run({ restored: restore({ ring: 3 }), resumeRing: 3 });
+    const small = await run({ restored: restore({ resumeRing: 3 }), resumeRing: 3 });
     const late = open(small.gw, "keeper", { lastSeq: 6 });
     await expect(late.c.connect()).rejects.toMatchObject({ code: CODES.ResumeOutOfRange.code });
     const inRange = open(small.gw, "keeper", { lastSeq: 7 });

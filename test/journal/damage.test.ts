@@ -3,13 +3,9 @@
  * of the newest file only; a flipped byte mid-file, a bad record at the end of a file, or a torn tail of
  * an earlier file refuse with the file and the byte offset of the first bad record.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { appendFileSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 import {
-  BINARY_MAGIC,
-  frameEnd,
   Journal,
   JournalDamageError,
   type JournalFormat,
@@ -18,11 +14,9 @@ import {
   replayJournals,
   scanJournal,
 } from "../../src/journal/index.js";
+import { recordStarts as starts, tempDirs } from "./journalFiles.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const newDir = tempDirs("hftgate-damage-");
 
 let clock = Date.UTC(2026, 10, 21, 8);
 /** A journal file of `n` orders (4 records each) in `dir`; each call is a later run. */
@@ -39,25 +33,6 @@ async function writeRun(dir: string, n: number, format: JournalFormat = "binary"
   }
   await j.close();
   return j.path;
-}
-
-function newDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "hftgate-damage-"));
-  dirs.push(d);
-  return d;
-}
-
-/** Byte offsets where each binary record starts. */
-function starts(path: string): number[] {
-  const buf = readFileSync(path);
-  const out: number[] = [];
-  for (let off = BINARY_MAGIC.length; off < buf.length; ) {
-    out.push(off);
-    const end = frameEnd(buf, off);
-    if (typeof end !== "number") break;
-    off = end;
-  }
-  return out;
 }
 
 function flip(path: string, at: number): void {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
-import { type EngineHandle, StartupError, startEngine } from "../../src/engine/index.js";
+import { type EngineHandle, StartupError, startEngine } from "../../src/index.js";
 import { frameEnd, JournalDamageError, journalFiles } from "../../src/journal/index.js";
 import { silent, testConfig } from "../e2e/harness.js";
 

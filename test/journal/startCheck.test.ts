@@ -3,23 +3,11 @@
  * (recoverFromVenue) moved aside without deleting a byte, and a journal of another venue or account
  * refused; files of older versions (no identity) handled as documented in docs/reliability.md.
  */
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  truncateSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  BINARY_MAGIC,
   checkJournalAtStart,
-  frameEnd,
   Journal,
   JournalDamageError,
   type JournalIdentity,
@@ -29,16 +17,9 @@ import {
   readJournal,
   type StartCheckOptions,
 } from "../../src/journal/index.js";
+import { recordStarts, tempDirs } from "./journalFiles.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function newDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "hftgate-startcheck-"));
-  dirs.push(d);
-  return d;
-}
+const newDir = tempDirs("hftgate-startcheck-");
 
 const KEY_A = "11".repeat(32);
 const KEY_B = "22".repeat(32);
@@ -75,18 +56,6 @@ function logs() {
 
 function opts(dir: string, over: Partial<StartCheckOptions> = {}): StartCheckOptions {
   return { dir, template: dir, identity: VENUE_A, recoverFromVenue: false, log: logs().log, ...over };
-}
-
-function recordStarts(path: string): number[] {
-  const buf = readFileSync(path);
-  const out: number[] = [];
-  for (let off = BINARY_MAGIC.length; off < buf.length; ) {
-    out.push(off);
-    const end = frameEnd(buf, off);
-    if (typeof end !== "number") break;
-    off = end;
-  }
-  return out;
 }
 
 describe("journal check at start", () => {

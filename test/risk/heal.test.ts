@@ -6,13 +6,10 @@
  * and a hand-driven venue probe: every branch of the rule, no timing.
  */
 import { describe, expect, it } from "vitest";
-import {
-  DEFAULT_RISK_CONFIG,
-  type RiskConfig,
-  RiskGate,
-  type TradingStateChange,
-  type VenueProbe,
-} from "../../src/risk/index.js";
+import { DEFAULT_RISK_CONFIG, type RiskConfig } from "../../src/risk/config.js";
+import { RiskGate } from "../../src/risk/riskGate.js";
+import type { TradingStateChange } from "../../src/risk/tradingState.js";
+import type { VenueProbe } from "../../src/risk/venueHealth.js";
 
 const HEAL = DEFAULT_RISK_CONFIG.triggers.healAfterMs;
 

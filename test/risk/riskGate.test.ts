@@ -1,16 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Instrument } from "../../src/domain/types.js";
-import {
-  DEFAULT_RISK_CONFIG,
-  type OrderIntent,
-  RateTrigger,
-  RISK_REJECTS,
-  type RiskConfig,
-  RiskConfigError,
-  RiskGate,
-  riskRejectText,
-  type TradingStateChange,
-} from "../../src/risk/index.js";
+import { RISK_REJECTS, riskRejectText } from "../../src/risk/codes.js";
+import { DEFAULT_RISK_CONFIG, type RiskConfig } from "../../src/risk/config.js";
+import { type OrderIntent, RiskConfigError, RiskGate } from "../../src/risk/riskGate.js";
+import { RateTrigger, type TradingStateChange } from "../../src/risk/tradingState.js";
 
 const BTC: Instrument = {
   id: 1,

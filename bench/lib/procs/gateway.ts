@@ -19,7 +19,7 @@ import {
 import pino from "pino";
 import { loadKeyPair } from "../../../src/auth/keys.js";
 import { loadConfig } from "../../../src/config/load.js";
-import { type EngineHandle, startEngine } from "../../../src/engine/index.js";
+import { type EngineHandle, startEngine } from "../../../src/index.js";
 import { BENCH_SECRET, HFT_CREATE_BODY } from "../benchKeys.js";
 import { failChild, serveChild } from "../child.js";
 import { openRawHttp, type RoundTripper, rawRequest, timeBlock } from "../floors.js";

@@ -19,17 +19,17 @@ import {
   tifOf,
 } from "../../orders/index.js";
 import type { PreparedRequest, RestClient } from "../../rest/client.js";
-import { ValidationError } from "../../rest/errors.js";
 import type { FuturesOrderRecord } from "../../rest/wire.js";
 import type { OrderGrid } from "../orderFields.js";
 import {
   type CreateAnswer,
-  isOrphan,
   type OpenList,
+  orderRef,
   type RecordNormalizer,
   type RecordPlace,
   type RecordTerms,
   type SurfaceOp,
+  unlessNotFound,
   type VenueSurface,
 } from "../surface.js";
 import { prepareFuturesCancel } from "./cancel.js";
@@ -101,17 +101,8 @@ export class FuturesSurface implements VenueSurface<FuturesOrderRecord> {
     return rec.status !== "CANCELLATION_RAISED" || Number(rec.executed_quantity) > 0 ? rec : undefined;
   }
 
-  async queryByClientId(o: Order): Promise<FuturesOrderRecord | undefined> {
-    try {
-      return await getFuturesOrder(
-        this.client,
-        isOrphan(o) ? { orderId: o.exchangeId } : { clientOrderId: o.clientId },
-      );
-    } catch (err) {
-      // [assumed] as on Spot: a 404 by client id is the venue's authoritative "never placed".
-      if (err instanceof ValidationError && err.status === 404) return undefined;
-      throw err;
-    }
+  queryByClientId(o: Order): Promise<FuturesOrderRecord | undefined> {
+    return unlessNotFound(getFuturesOrder(this.client, orderRef(o)));
   }
 
   async listOpen(): Promise<OpenList<FuturesOrderRecord>> {

@@ -21,7 +21,6 @@ import {
   tifOf,
 } from "../../orders/index.js";
 import type { PreparedRequest, RestClient } from "../../rest/client.js";
-import { isNotAllowlisted } from "../../rest/errors.js";
 import type { V5Execution, V5List, V5OrderAck, V5OrderRecord } from "../../rest/wire.js";
 import { type Dec, stepsOf, tryParseDec } from "../../util/decimal.js";
 import type { OrderGrid } from "../orderFields.js";
@@ -40,6 +39,7 @@ import {
 import { prepareHftAmend } from "./amend.js";
 import { prepareHftCancel } from "./cancel.js";
 import { prepareHftCreate } from "./create.js";
+import { isNotAllowlisted } from "./fields.js";
 import { hftRealtime } from "./reads.js";
 
 /** A v5 order record (realtime row, private stream message) into an OrderEvent; journal tag `hft`. */

@@ -4,8 +4,9 @@
  * the REST client's generic `call`; the answers are the wire records of src/rest/wire.ts.
  */
 import type { RestClient } from "../../rest/client.js";
-import { InvalidRequestError, ResponseShapeError } from "../../rest/errors.js";
+import { ResponseShapeError } from "../../rest/errors.js";
 import type { SpotOrderList, SpotOrderRecord, SpotPortfolioRow, SpotTradeInfo } from "../../rest/wire.js";
+import { type OrderRef, orderRefQuery } from "../orderFields.js";
 
 /** The filters of GET /trade/api/v2/orders. */
 export interface SpotOrderFilter {
@@ -21,16 +22,8 @@ export interface SpotOrderFilter {
 }
 
 /** One order by venue id or client id. */
-export async function getSpotOrder(
-  rest: RestClient,
-  by: { orderId: string } | { clientOrderId: string },
-): Promise<SpotOrderRecord> {
-  const q: [string, string] =
-    "orderId" in by ? ["order_id", by.orderId] : ["client_order_id", by.clientOrderId];
-  if (typeof q[1] !== "string" || q[1] === "") {
-    throw new InvalidRequestError(`${q[0]}: must be a non-empty string`, "spot.getOrder", q[0]);
-  }
-  return rest.call("spot.getOrder", [q]);
+export async function getSpotOrder(rest: RestClient, by: OrderRef): Promise<SpotOrderRecord> {
+  return rest.call("spot.getOrder", [orderRefQuery("spot.getOrder", by)]);
 }
 
 export async function listSpotOrders(rest: RestClient, f: SpotOrderFilter): Promise<SpotOrderList> {

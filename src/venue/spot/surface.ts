@@ -16,17 +16,17 @@ import {
   ticksOnGridNumber,
 } from "../../orders/index.js";
 import type { PreparedRequest, RestClient } from "../../rest/client.js";
-import { ValidationError } from "../../rest/errors.js";
 import type { SpotOrderRecord } from "../../rest/wire.js";
 import type { OrderGrid } from "../orderFields.js";
 import {
   type CreateAnswer,
-  isOrphan,
   type OpenList,
+  orderRef,
   type RecordNormalizer,
   type RecordPlace,
   type RecordTerms,
   type SurfaceOp,
+  unlessNotFound,
   type VenueSurface,
 } from "../surface.js";
 import { prepareSpotCancel } from "./cancel.js";
@@ -104,17 +104,8 @@ export class SpotSurface implements VenueSurface<SpotOrderRecord> {
     return rec?.status !== "CANCELLATION_RAISED" || (rec.executed_qty ?? 0) > 0 ? rec : undefined;
   }
 
-  async queryByClientId(o: Order): Promise<SpotOrderRecord | undefined> {
-    try {
-      return await getSpotOrder(
-        this.client,
-        isOrphan(o) ? { orderId: o.exchangeId } : { clientOrderId: o.clientId },
-      );
-    } catch (err) {
-      // [assumed] a 404 on GET /order by client id is the venue's authoritative "never placed".
-      if (err instanceof ValidationError && err.status === 404) return undefined;
-      throw err;
-    }
+  queryByClientId(o: Order): Promise<SpotOrderRecord | undefined> {
+    return unlessNotFound(getSpotOrder(this.client, orderRef(o)));
   }
 
   async listOpen(): Promise<OpenList<SpotOrderRecord>> {

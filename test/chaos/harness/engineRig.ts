@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { type Config, loadConfig } from "../../../src/config/load.js";
-import { type EngineHandle, type StartOptions, startEngine } from "../../../src/engine/index.js";
+import { type EngineHandle, type StartOptions, startEngine } from "../../../src/index.js";
 import { Strategy } from "./strategy.js";
 import { type ChaosVenue, secretHex } from "./venue.js";
 

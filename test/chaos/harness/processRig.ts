@@ -6,9 +6,9 @@
  * account's keys are needed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../../../sim/index.js";
 import type { KeyPair } from "../../../src/auth/keys.js";
 import { ensureBuilt, GatewayProcess } from "./child.js";
 import { ADMIN_TOKEN, TOKEN } from "./engineRig.js";
@@ -42,15 +42,7 @@ export interface ProcessRig {
   close(keepDir?: boolean): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** The child's configuration: venue `exchange` at `baseUrl`, journal and state file in `dir`. */
 export function gatewayConfig(
