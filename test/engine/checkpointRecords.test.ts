@@ -89,7 +89,12 @@ function history(): JournalRecord[] {
   return out;
 }
 
-const OPTS = { ring: 4, retentionMs: 86_400_000 * 30, maxSessions: 100, nowMs: T0 + 3_600_000 };
+const OPTS = {
+  resumeRing: 4,
+  sessionRetentionMs: 86_400_000 * 30,
+  maxRetainedSessions: 100,
+  nowMs: T0 + 3_600_000,
+};
 
 function restore(records: readonly JournalRecord[]) {
   const r = new SessionRestorer(OPTS);
@@ -107,7 +112,7 @@ describe("the checkpoint's records", () => {
     // Checkpoint just before c25's command; live then: c19..c24 except the cancelled ones (told so).
     const cut = all.findIndex((r) => r.k === "cmd" && r.clientId === "c25");
     const live = new Set(["c19", "c20", "c22", "c23"]);
-    const c = new Compactor(live, OPTS.ring, {});
+    const c = new Compactor(live, OPTS.resumeRing, {});
     for (const r of all.slice(0, cut)) c.add(r);
     const { records, orderNumbers } = c.result();
     const tail = all.slice(cut);
@@ -146,12 +151,12 @@ describe("the checkpoint's records", () => {
   it("a checkpoint of a checkpoint is the same as one of the whole journal; orders created since the window stay finished or not", () => {
     const all = history();
     const live = new Set(["c28", "c29"]);
-    const once = new Compactor(live, OPTS.ring, {});
+    const once = new Compactor(live, OPTS.resumeRing, {});
     for (const r of all) once.add(r);
-    const first = new Compactor(new Set(["c10", "c28", "c29"]), OPTS.ring, {});
+    const first = new Compactor(new Set(["c10", "c28", "c29"]), OPTS.resumeRing, {});
     for (const r of all.slice(0, 60)) first.add(r);
     const r1 = first.result();
-    const twice = new Compactor(live, OPTS.ring, r1.orderNumbers);
+    const twice = new Compactor(live, OPTS.resumeRing, r1.orderNumbers);
     for (const r of [...r1.records, ...all.slice(60)]) twice.add(r);
     expect(restore(twice.result().records).sessions).toEqual(restore(once.result().records).sessions);
     expect(twice.result().orderNumbers).toEqual(once.result().orderNumbers);
@@ -159,7 +164,7 @@ describe("the checkpoint's records", () => {
 
     // The window: every order created at or after c20's command stays, whatever its state.
     const at = all.find((r) => r.k === "cmd" && r.clientId === "c20")!.ts;
-    const recent = new Compactor(new Set(), OPTS.ring, {}, at);
+    const recent = new Compactor(new Set(), OPTS.resumeRing, {}, at);
     for (const r of all) recent.add(r);
     const kept = new Set(
       recent

@@ -4,7 +4,9 @@
  * answers normally; a state restored without it (admin, venue rejects, kill switch) waits for an admin.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RISK_CONFIG, RiskGate, type TradingStateChange } from "../../src/risk/index.js";
+import { DEFAULT_RISK_CONFIG } from "../../src/risk/config.js";
+import { RiskGate } from "../../src/risk/riskGate.js";
+import type { TradingStateChange } from "../../src/risk/tradingState.js";
 
 const HEAL = DEFAULT_RISK_CONFIG.triggers.healAfterMs;
 
