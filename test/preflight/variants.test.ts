@@ -1,0 +1,162 @@
+/**
+ * `runPreflight` against simulators over real sockets (HTTP, Socket.IO, NATS over WebSocket through the
+ * simulator's built-in endpoint), one simulator per variant: the default one passes; each variant that
+ * differs from the gateway's assumptions (another NATS auth mapping, options not allowlisted, HFT not
+ * entitled, a skewed clock, an unregistered key) fails the check that should find it, with the fix
+ * named. No variant sees an order-placing request, and no report holds a secret.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  type CredentialAuth,
+  type DeepPartial,
+  type SimHandle,
+  type SimOptions,
+  startSimNats,
+  startSimulator,
+} from "../../sim/index.js";
+import { generateKeyHex } from "../../src/auth/keygen.js";
+import { loadConfig } from "../../src/config/load.js";
+import type { CheckResult, PreflightReport } from "../../src/preflight/report.js";
+import { runPreflight } from "../../src/preflight/run.js";
+
+const stops: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const s of stops.reverse()) await s();
+});
+
+interface Venue {
+  sim: SimHandle;
+  natsUrl: string;
+  keys: { apiKey: string; secretKey: string };
+}
+
+/** A simulator (no synthetic market) with its built-in NATS endpoint, `keys` registered unless told. */
+async function venue(
+  opts: DeepPartial<SimOptions> = {},
+  natsAuth: CredentialAuth = "userPass",
+  register = true,
+): Promise<Venue> {
+  const keys = generateKeyHex();
+  const nats = (await startSimNats("builtin", undefined, natsAuth))!;
+  stops.push(() => nats.server.stop());
+  const sim = await startSimulator({
+    ...opts,
+    apiKeys: register ? [keys.apiKey] : [generateKeyHex().apiKey],
+    market: { synthetic: false, tickMs: 0 },
+    nats: nats.sim,
+  });
+  stops.push(() => sim.stop());
+  return { sim, natsUrl: nats.server.wsUrl, keys };
+}
+
+async function preflight(v: Venue, overrides: Record<string, unknown> = {}): Promise<PreflightReport> {
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      "venue.kind": "exchange",
+      "venue.spotBaseUrl": v.sim.baseUrl,
+      "venue.hftBaseUrl": v.sim.baseUrl,
+      "venue.streamUrl": v.sim.baseUrl,
+      "streams.hftNats.url": v.natsUrl,
+      "keys.secretKey": v.keys.secretKey,
+      ...overrides,
+    },
+  });
+  const r = await runPreflight(config, { timeoutMs: 3_000 });
+  // Reads only: nothing but GETs reached the venue's REST surfaces, and no order was created.
+  const requests = Object.keys(v.sim.state().requests as Record<string, number>);
+  expect(
+    requests.filter((e) => !e.startsWith("GET ")),
+    requests.join(", "),
+  ).toEqual([]);
+  expect(v.sim.counters.ordersCreated()).toBe(0);
+  expect(r.requests.every((q) => q.startsWith("GET "))).toBe(true);
+  // No secret and no credential in the report: no run of 32+ hex digits at all (the key is shortened).
+  const text = JSON.stringify(r);
+  expect(text).not.toContain(v.keys.secretKey);
+  expect(text).not.toMatch(/[0-9a-f]{32}/i);
+  return r;
+}
+
+function check(r: PreflightReport, id: string): CheckResult {
+  const c = r.checks.find((x) => x.id === id);
+  if (c === undefined) throw new Error(`no check ${id}`);
+  return c;
+}
+
+const failed = (r: PreflightReport): string[] =>
+  r.checks.filter((c) => c.required && c.status === "fail").map((c) => c.id);
+
+describe("hftgate preflight against simulator variants", () => {
+  it("passes on the default simulator, with the mapping it accepts and the figures it measured", async () => {
+    const v = await venue();
+    const r = await preflight(v, { "venue.surfaces": ["spot", "hft", "futures"] });
+    expect(failed(r), JSON.stringify(r.checks)).toEqual([]);
+    expect(r.ok).toBe(true);
+    for (const id of ["clock", "key", "instruments", "hft", "futures", "spotStream", "hftStream"])
+      expect(check(r, id).status, id).toBe("pass");
+    expect(check(r, "hftStream").data?.accepted).toEqual(["userPass"]);
+    expect(check(r, "hftStream").data?.publicWithoutCredential).toBe(true);
+    expect(Math.abs(check(r, "clock").data?.offsetMs as number)).toBeLessThan(1_000);
+    expect(check(r, "instruments").data).toMatchObject({
+      "spot:coinswitchx": expect.any(Number),
+      futures: expect.any(Number),
+    });
+  });
+
+  it("finds another NATS auth mapping and recommends the knob", async () => {
+    const v = await venue({}, "tokenJoined");
+    const r = await preflight(v);
+    const c = check(r, "hftStream");
+    expect(c.status).toBe("fail");
+    expect(c.data?.accepted).toEqual(["tokenJoined"]);
+    expect(c.fix).toContain("streams.hftNats.auth=tokenJoined");
+    expect(failed(r)).toEqual(["hftStream"]);
+    expect(r.ok).toBe(false);
+  });
+
+  it("finds a key not on the options allowlist when options are configured", async () => {
+    const v = await venue({ hft: { optionsAllowlisted: false } });
+    const r = await preflight(v, { "venue.hftCategories": ["linear", "option"] });
+    const c = check(r, "options");
+    expect(c.status).toBe("fail");
+    expect(c.detail).toContain("not on the options allowlist");
+    expect(c.fix).toContain("venue.hftCategories");
+    expect(failed(r)).toEqual(["options"]);
+    // Not configured: seen and said, not a failure.
+    const r2 = await preflight(v);
+    expect(check(r2, "options").status).toBe("skip");
+    expect(r2.ok).toBe(true);
+  });
+
+  it("finds a key without HFT", async () => {
+    const v = await venue({ hft: { entitled: false } });
+    const r = await preflight(v);
+    expect(check(r, "hft").status).toBe("fail");
+    expect(check(r, "hft").fix).toContain("venue.surfaces");
+    expect(check(r, "spotStream").status).toBe("pass");
+    expect(failed(r)).toContain("hft");
+    expect(failed(r)).not.toContain("key");
+  });
+
+  it("finds a skewed venue clock (and still checks the key on the venue's time)", async () => {
+    const v = await venue({ faults: { clockSkewMs: 120_000 } });
+    const r = await preflight(v);
+    const c = check(r, "clock");
+    expect(c.status).toBe("fail");
+    expect(c.data?.offsetMs as number).toBeGreaterThan(100_000);
+    expect(c.fix).toContain("clock");
+    expect(check(r, "key").status).toBe("pass");
+    expect(failed(r)).toEqual(["clock"]);
+  });
+
+  it("finds an unregistered key: REST and the Spot socket refuse it", async () => {
+    const v = await venue({}, "userPass", false);
+    const r = await preflight(v);
+    expect(check(r, "key").status).toBe("fail");
+    expect(check(r, "key").detail).toContain("401");
+    expect(check(r, "key").fix).toContain("register");
+    expect(check(r, "spotStream").status).toBe("fail");
+    expect(r.ok).toBe(false);
+  });
+});
