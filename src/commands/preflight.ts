@@ -16,6 +16,10 @@ export const spec: CommandSpec = {
       help: "JSON configuration, as for hftgate start; environment variables override it",
     },
     json: { type: "boolean", help: "print the report as one JSON object" },
+    assumptions: {
+      type: "boolean",
+      help: "print the table of every assumed venue fact (what, knob, how to verify) and exit",
+    },
     "timeout-ms": { type: "string", value: "MS", help: "per request and connection attempt (default 5000)" },
   },
   notes: [
@@ -25,6 +29,12 @@ export const spec: CommandSpec = {
 };
 
 export const run = command(spec, async (a) => {
+  if (bool(a, "assumptions")) {
+    const { assumptionTable } = await import("../preflight/assumptions.js");
+    const { verifiedBy } = await import("../preflight/checks.js");
+    process.stdout.write(`${assumptionTable(verifiedBy)}\n`);
+    return 0;
+  }
   const { ConfigError, loadConfig } = await import("../config/load.js");
   let config: ReturnType<typeof loadConfig>;
   try {

@@ -6,6 +6,7 @@
  */
 
 import type { Config } from "../config/load.js";
+import { envName } from "../config/schema.js";
 import { V5_RET } from "../rest/wire.js";
 import { connectFields, NATS_AUTH_MODES, type NatsAuthMode } from "../streams/nats/auth.js";
 import { parseCredential, type SocketCredential } from "../streams/nats/credentials.js";
@@ -365,7 +366,7 @@ async function hftStream(ctx: PreflightContext): Promise<Outcome> {
     return {
       status: "fail",
       detail: `the server refused streams.hftNats.auth=${configured} and accepted ${accepted.join(", ")}${pubNote}`,
-      fix: `set streams.hftNats.auth=${accepted[0]} (HFTGATE_STREAMS_HFTNATS_AUTH=${accepted[0]})`,
+      fix: `set streams.hftNats.auth=${accepted[0]} (${envName("streams.hftNats.auth")}=${accepted[0]})`,
       data,
     };
   return {
@@ -467,3 +468,8 @@ export const CHECKS: readonly CheckDef[] = [
     verifies: [],
   },
 ];
+
+/** The checks whose pass confirms a venue fact (an id of assumptions.ts). */
+export function verifiedBy(id: string): string[] {
+  return CHECKS.filter((c) => c.verifies.includes(id)).map((c) => c.id);
+}
