@@ -5,13 +5,18 @@
  * a read (VenueProbe refuses anything but GET); a check never retries and never writes.
  */
 
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Config } from "../config/load.js";
 import { envName } from "../config/schema.js";
+import { JOURNAL_LOCK } from "../engine/journalGate.js";
+import { expandJournalDir, VENUE_PLACEHOLDER } from "../journal/identity.js";
+import { liveOwner } from "../journal/lock.js";
 import { V5_RET } from "../rest/wire.js";
 import { connectFields, NATS_AUTH_MODES, type NatsAuthMode } from "../streams/nats/auth.js";
 import { parseCredential, type SocketCredential } from "../streams/nats/credentials.js";
 import { HFT_PRIVATE_PREFIX } from "../streams/nats/hftPrivate.js";
-import { retCodeOf, type VenueProbe, venueText } from "./probe.js";
+import { type ProbeAnswer, retCodeOf, type VenueProbe, venueText } from "./probe.js";
 import type { CheckStatus } from "./report.js";
 import { tryNatsConnect, trySpotSocket } from "./streams.js";
 
@@ -25,6 +30,8 @@ export interface PreflightContext {
   readonly timeoutMs: number;
   /** Set by the clock check: the venue answered. Later checks skip when it did not. */
   reachable: boolean;
+  /** Set by the hft check: the key has no HFT access (the options check then says so, not "allowlist"). */
+  hftRefused?: boolean;
 }
 
 export interface Outcome {
@@ -73,7 +80,7 @@ async function clock(ctx: PreflightContext): Promise<Outcome> {
   try {
     for (let i = 0; i < samples; i++) {
       const t0 = Date.now();
-      const r = spotHost(c) ? await ctx.probe.get("spot.time") : await ctx.probe.get("hft.marketTime");
+      const r = spotHost(c) ? await ctx.probe.get("spot.time") : await hftTime(ctx);
       const t1 = Date.now();
       const server = serverTimeOf(r.body);
       if (r.status !== 200 || server === undefined)
@@ -87,7 +94,7 @@ async function clock(ctx: PreflightContext): Promise<Outcome> {
     }
     if (has(c, "hft") && spotHost(c)) {
       const t0 = Date.now();
-      const r = await ctx.probe.get("hft.marketTime");
+      const r = await hftTime(ctx);
       const t1 = Date.now();
       const server = serverTimeOf(r.body);
       if (server !== undefined) hftOffset = Math.round(server - (t0 + t1) / 2);
@@ -136,6 +143,15 @@ async function clock(ctx: PreflightContext): Promise<Outcome> {
       data,
     };
   return { status: "pass", detail, data };
+}
+
+/**
+ * `/v5/market/time` unsigned (a signature needs the offset this measures), signed when the venue wants
+ * one (the catalogue signs HFT market data [assumed]).
+ */
+async function hftTime(ctx: PreflightContext): Promise<ProbeAnswer> {
+  const r = await ctx.probe.get("hft.marketTime", [], false);
+  return r.status === 401 || r.status === 400 ? ctx.probe.get("hft.marketTime") : r;
 }
 
 /** `serverTime` (Spot), or the v5 `timeNano` / `timeSecond` / envelope `time`. */
@@ -243,11 +259,18 @@ async function hft(ctx: PreflightContext): Promise<Outcome> {
   ]);
   const o = v5Outcome(r.status, r.body);
   if (o.ok) return { status: "pass", detail: "a signed HFT read (open orders, linear) was accepted" };
+  ctx.hftRefused = true;
   return { status: "fail", detail: `HFT refused the key (${o.why})`, fix: HFT_FIX };
 }
 
 async function options(ctx: PreflightContext): Promise<Outcome> {
   const wanted = ctx.config.venue.hftCategories.includes("option");
+  if (ctx.hftRefused)
+    return {
+      status: wanted ? "fail" : "skip",
+      detail: "not tried: HFT refused the key (see hft)",
+      fix: HFT_FIX,
+    };
   const r = await ctx.probe.get("hft.realtime", [
     ["category", "option"],
     ["limit", "1"],
@@ -392,6 +415,33 @@ async function rateLimits(ctx: PreflightContext): Promise<Outcome> {
 /** A private subject every credential may read (the wildcard the gateway learns its sub-account id on). */
 const PROBE_SUBJECT = `${HFT_PRIVATE_PREFIX}.*.order`;
 
+async function journal(ctx: PreflightContext): Promise<Outcome> {
+  const c = ctx.config;
+  if (!c.journal.enabled)
+    return {
+      status: "warn",
+      detail: "journal.enabled is false: a restart cannot tell strategies what happened",
+      fix: "journal.enabled=true",
+    };
+  const dir = expandJournalDir(c.journal.dir, c.venue.kind, c.venue.spotBaseUrl);
+  const owner = liveOwner(join(dir, JOURNAL_LOCK));
+  const running =
+    owner !== undefined
+      ? `; a gateway runs on it (pid ${owner.pid}${owner.port !== undefined ? `, port ${owner.port}` : ""})`
+      : "";
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f !== JOURNAL_LOCK).length : 0;
+  const detail = `${dir} (${files > 0 ? `${files} entries` : "empty or new"})${running}`;
+  const data = { dir, entries: files, running: owner !== undefined };
+  if (!c.journal.dir.includes(VENUE_PLACEHOLDER))
+    return {
+      status: "warn",
+      detail: `${detail}; journal.dir has no {venue}`,
+      fix: "use var/journal/{venue}, so the simulator's and each venue's journals never share a directory (a foreign journal refuses the start)",
+      data,
+    };
+  return { status: "pass", detail, data };
+}
+
 const streamsOn = (c: Config): boolean => c.streams.enabled;
 
 export const CHECKS: readonly CheckDef[] = [
@@ -459,6 +509,13 @@ export const CHECKS: readonly CheckDef[] = [
           : undefined,
     run: hftStream,
     verifies: ["nats-auth", "nats-credential", "nats-public"],
+  },
+  {
+    id: "journal",
+    title: "the journal directory of this venue",
+    required: () => false,
+    run: journal,
+    verifies: [],
   },
   {
     id: "rateLimits",

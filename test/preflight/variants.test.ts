@@ -5,6 +5,9 @@
  * entitled, a skewed clock, an unregistered key) fails the check that should find it, with the fix
  * named. No variant sees an order-placing request, and no report holds a secret.
  */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type CredentialAuth,
@@ -16,6 +19,7 @@ import {
 } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import { loadConfig } from "../../src/config/load.js";
+import { InstanceLock } from "../../src/journal/lock.js";
 import type { CheckResult, PreflightReport } from "../../src/preflight/report.js";
 import { runPreflight } from "../../src/preflight/run.js";
 
@@ -90,7 +94,19 @@ const failed = (r: PreflightReport): string[] =>
 describe("hftgate preflight against simulator variants", () => {
   it("passes on the default simulator, with the mapping it accepts and the figures it measured", async () => {
     const v = await venue();
-    const r = await preflight(v, { "venue.surfaces": ["spot", "hft", "futures"] });
+    // A gateway holding this venue's journal directory: preflight reads beside it and says so.
+    const dir = mkdtempSync(join(tmpdir(), "hftgate-preflight-"));
+    const journalDir = join(dir, "127.0.0.1_" + new URL(v.sim.baseUrl).port);
+    mkdirSync(journalDir);
+    const lock = InstanceLock.acquire(join(journalDir, "gateway.lock"), "journal", () => {});
+    stops.push(async () => {
+      lock.release();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const r = await preflight(v, {
+      "venue.surfaces": ["spot", "hft", "futures"],
+      "journal.dir": join(dir, "{venue}"),
+    });
     expect(failed(r), JSON.stringify(r.checks)).toEqual([]);
     expect(r.ok).toBe(true);
     for (const id of ["clock", "key", "instruments", "hft", "futures", "spotStream", "hftStream"])
@@ -98,6 +114,8 @@ describe("hftgate preflight against simulator variants", () => {
     expect(check(r, "hftStream").data?.accepted).toEqual(["userPass"]);
     expect(check(r, "hftStream").data?.publicWithoutCredential).toBe(true);
     expect(Math.abs(check(r, "clock").data?.offsetMs as number)).toBeLessThan(1_000);
+    expect(check(r, "journal").data).toMatchObject({ dir: journalDir, running: true });
+    expect(check(r, "journal").detail).toContain(`pid ${process.pid}`);
     expect(check(r, "instruments").data).toMatchObject({
       "spot:coinswitchx": expect.any(Number),
       futures: expect.any(Number),
@@ -113,6 +131,13 @@ describe("hftgate preflight against simulator variants", () => {
     expect(c.fix).toContain("streams.hftNats.auth=tokenJoined");
     expect(failed(r)).toEqual(["hftStream"]);
     expect(r.ok).toBe(false);
+  });
+
+  it("finds the mapping of CONNECT fields (and does not take the anonymous public user for it)", async () => {
+    const v = await venue({}, "connectFields");
+    const r = await preflight(v);
+    expect(check(r, "hftStream").data?.accepted).toEqual(["connectFields"]);
+    expect(check(r, "hftStream").fix).toContain("streams.hftNats.auth=connectFields");
   });
 
   it("finds a key not on the options allowlist when options are configured", async () => {
@@ -135,6 +160,7 @@ describe("hftgate preflight against simulator variants", () => {
     expect(check(r, "hft").status).toBe("fail");
     expect(check(r, "hft").fix).toContain("venue.surfaces");
     expect(check(r, "spotStream").status).toBe("pass");
+    expect(check(r, "options").detail).toContain("HFT refused the key");
     expect(failed(r)).toContain("hft");
     expect(failed(r)).not.toContain("key");
   });
