@@ -1,8 +1,9 @@
 /**
- * `hftgate preflight --json` as an operator runs it, against an `hftgate sim` process whose NATS
- * endpoint takes the socket credential as a token (not the gateway's default mapping): exit code 1,
- * the JSON report names the mapping to set, the secret (given in HFTGATE_SECRET_KEY) appears nowhere in
- * the output, and the simulator saw reads only.
+ * `hftgate preflight --json` as an operator runs it, against an `hftgate sim` process that differs
+ * from the gateway's assumptions in three ways (its NATS endpoint takes the socket credential as a
+ * token, its clock runs 90 s ahead, the key is off the options allowlist): exit code 1, each found by
+ * its check, the JSON report names the mapping to set, the secret (given in HFTGATE_SECRET_KEY)
+ * appears nowhere in the output, and the simulator saw reads only.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -44,12 +45,28 @@ function startSim(args: string[]): Promise<{ http: string; nats: string; admin: 
 describe.skipIf(!existsSync(CLI))("hftgate preflight (built CLI)", () => {
   it("exits 1 on a venue with another NATS mapping, recommends the knob, prints no secret", async () => {
     const keys = generateKeyHex();
-    const sim = await startSim(["--api-key", keys.apiKey, "--nats-auth", "token", "--admin-port", "0"]);
+    const sim = await startSim([
+      "--api-key",
+      keys.apiKey,
+      "--nats-auth",
+      "token",
+      "--no-options-allowlist",
+      "--clock-skew-ms",
+      "90000",
+      "--admin-port",
+      "0",
+    ]);
     const cfg = join(dir, "live.json");
     writeFileSync(
       cfg,
       JSON.stringify({
-        venue: { kind: "exchange", spotBaseUrl: sim.http, hftBaseUrl: sim.http, streamUrl: sim.http },
+        venue: {
+          kind: "exchange",
+          spotBaseUrl: sim.http,
+          hftBaseUrl: sim.http,
+          streamUrl: sim.http,
+          hftCategories: ["linear", "option"],
+        },
         streams: { hftNats: { url: sim.nats } },
       }),
     );
@@ -67,7 +84,10 @@ describe.skipIf(!existsSync(CLI))("hftgate preflight (built CLI)", () => {
     expect(nats.status).toBe("fail");
     expect(nats.data?.accepted).toEqual(["token"]);
     expect(nats.fix).toContain("streams.hftNats.auth=token");
-    for (const id of ["clock", "key", "instruments", "hft", "spotStream"])
+    // The other two flags: a clock 90 s ahead and a key off the options allowlist, each found.
+    const failed = report.checks.filter((c) => c.required && c.status === "fail").map((c) => c.id);
+    expect(failed).toEqual(["clock", "options", "hftStream"]);
+    for (const id of ["key", "instruments", "hft", "spotStream"])
       expect(report.checks.find((c) => c.id === id)?.status, id).toBe("pass");
     expect(r.out + r.err).not.toContain(keys.secretKey);
     expect(r.out + r.err).not.toMatch(/[0-9a-f]{32}/i);

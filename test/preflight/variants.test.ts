@@ -18,8 +18,10 @@ import {
   startSimulator,
 } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
+import { loadKeyPair } from "../../src/auth/keys.js";
 import { loadConfig } from "../../src/config/load.js";
 import { InstanceLock } from "../../src/journal/lock.js";
+import { ProbeMethodError, VenueProbe } from "../../src/preflight/probe.js";
 import type { CheckResult, PreflightReport } from "../../src/preflight/report.js";
 import { runPreflight } from "../../src/preflight/run.js";
 
@@ -174,6 +176,45 @@ describe("hftgate preflight against simulator variants", () => {
     expect(c.fix).toContain("clock");
     expect(check(r, "key").status).toBe("pass");
     expect(failed(r)).toEqual(["clock"]);
+  });
+
+  it("refuses keys that do not load, before any request, without showing them", async () => {
+    const keys = generateKeyHex();
+    const other = generateKeyHex();
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        "venue.kind": "exchange",
+        "venue.spotBaseUrl": "http://127.0.0.1:9",
+        "keys.secretKey": keys.secretKey,
+        "keys.apiKey": other.apiKey,
+      },
+    });
+    const r = await runPreflight(config, { timeoutMs: 500 });
+    expect(r.ok).toBe(false);
+    expect(r.checks.map((c) => [c.id, c.status])).toEqual([["keys", "fail"]]);
+    expect(r.checks[0]!.detail).toContain("does not match");
+    expect(r.requests).toEqual([]);
+    expect(JSON.stringify(r)).not.toContain(keys.secretKey);
+  });
+
+  it("reads only: its HTTP client refuses any method but GET", async () => {
+    const probe = new VenueProbe({
+      keys: loadKeyPair(generateKeyHex().secretKey),
+      spotBaseUrl: "http://127.0.0.1:9",
+      hftBaseUrl: "http://127.0.0.1:9",
+      timeoutMs: 500,
+    });
+    for (const id of [
+      "hft.createOrder",
+      "hft.cancelOrder",
+      "spot.createOrder",
+      "spot.cancelOrder",
+      "futures.createOrder",
+    ] as const)
+      await expect(probe.get(id)).rejects.toBeInstanceOf(ProbeMethodError);
+    expect(probe.sent).toEqual([]);
+    await probe.close();
   });
 
   it("finds an unregistered key: REST and the Spot socket refuse it", async () => {
