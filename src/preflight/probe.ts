@@ -48,7 +48,7 @@ export class VenueProbe {
   constructor(private readonly o: ProbeOptions) {
     this.signer = makeSigner(o.keys);
     this.catalogue = buildCatalogue([], o.pathOverrides);
-    this.agent = new Agent({ connections: 2, keepAliveTimeout: 2_000 });
+    this.agent = new Agent({ connections: 2, keepAliveTimeout: 2_000, connect: { timeout: o.timeoutMs } });
   }
 
   get apiKey(): string {

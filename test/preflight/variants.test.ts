@@ -198,6 +198,26 @@ describe("hftgate preflight against simulator variants", () => {
     expect(JSON.stringify(r)).not.toContain(keys.secretKey);
   });
 
+  it("says the venue is not reachable and fails every required check it could not run", async () => {
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        "venue.kind": "exchange",
+        "venue.spotBaseUrl": "http://127.0.0.1:9",
+        "venue.hftBaseUrl": "http://127.0.0.1:9",
+        "venue.streamUrl": "http://127.0.0.1:9",
+        "streams.hftNats.url": "ws://127.0.0.1:9",
+        "keys.secretKey": generateKeyHex().secretKey,
+      },
+    });
+    const r = await runPreflight(config, { timeoutMs: 1_000 });
+    expect(r.ok).toBe(false);
+    expect(check(r, "clock").detail).toContain("not reachable");
+    expect(check(r, "clock").fix).toContain("venue.spotBaseUrl");
+    expect(failed(r)).toEqual(["clock", "key", "instruments", "hft", "spotStream", "hftStream"]);
+    expect(check(r, "key").detail).toContain("did not answer");
+  });
+
   it("reads only: its HTTP client refuses any method but GET", async () => {
     const probe = new VenueProbe({
       keys: loadKeyPair(generateKeyHex().secretKey),
