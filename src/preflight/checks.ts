@@ -15,7 +15,7 @@ import { liveOwner } from "../journal/lock.js";
 import { V5_RET } from "../rest/wire.js";
 import { connectFields, NATS_AUTH_MODES, type NatsAuthMode } from "../streams/nats/auth.js";
 import { parseCredential, type SocketCredential } from "../streams/nats/credentials.js";
-import { HFT_PRIVATE_PREFIX } from "../streams/nats/hftPrivate.js";
+import { privateSubjects } from "../streams/nats/hftPrivate.js";
 import { type ProbeAnswer, retCodeOf, type VenueProbe, venueText } from "./probe.js";
 import type { CheckStatus } from "./report.js";
 import { tryNatsConnect, trySpotSocket } from "./streams.js";
@@ -361,8 +361,10 @@ async function hftStream(ctx: PreflightContext): Promise<Outcome> {
   const tried: Record<string, string> = {};
   const configured = c.streams.hftNats.auth;
   const order = [configured, ...NATS_AUTH_MODES.filter((m) => m !== configured)];
+  // The account's own subject when its id is configured, else the wildcard the gateway learns it on.
+  const subject = privateSubjects(c.streams.hftNats.subAccountId)[0]!;
   for (const mode of order) {
-    const t = await tryNatsConnect(url, connectFields(mode, cred), ctx.timeoutMs, PROBE_SUBJECT);
+    const t = await tryNatsConnect(url, connectFields(mode, cred), ctx.timeoutMs, subject);
     tried[mode] = t.outcome;
     if (t.outcome === "accepted") accepted.push(mode);
     if (t.outcome === "unreachable")
@@ -392,6 +394,17 @@ async function hftStream(ctx: PreflightContext): Promise<Outcome> {
       fix: `set streams.hftNats.auth=${accepted[0]} (${envName("streams.hftNats.auth")}=${accepted[0]})`,
       data,
     };
+  const denied = order.filter((m) => tried[m] === "denied");
+  if (denied.length > 0)
+    return {
+      status: "fail",
+      detail: `connected under ${denied.join(", ")}, but the private subject ${subject} was refused: an anonymous connection (the mapping is not the venue's) or a subscription the venue does not allow`,
+      fix:
+        c.streams.hftNats.subAccountId === ""
+          ? "set streams.hftNats.subAccountId to the account's HFT sub-account id (the wildcard may be refused) and run preflight again"
+          : "the venue presents the credential another way: set streams.hftNats.enabled=false (HFT polls) and report it",
+      data,
+    };
   return {
     status: "fail",
     detail: `the server refused the credential under every mapping (${NATS_AUTH_MODES.join(", ")})`,
@@ -411,9 +424,6 @@ async function rateLimits(ctx: PreflightContext): Promise<Outcome> {
     data: { headers: seen },
   };
 }
-
-/** A private subject every credential may read (the wildcard the gateway learns its sub-account id on). */
-const PROBE_SUBJECT = `${HFT_PRIVATE_PREFIX}.*.order`;
 
 async function journal(ctx: PreflightContext): Promise<Outcome> {
   const c = ctx.config;

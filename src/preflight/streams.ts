@@ -52,6 +52,8 @@ export function trySpotSocket(baseUrl: string, apiKey: string, timeoutMs: number
 
 export type NatsTrial =
   | { readonly outcome: "accepted" }
+  /** Connected, but the subscription to the private subject was refused. */
+  | { readonly outcome: "denied"; readonly message: string }
   | { readonly outcome: "refused"; readonly message: string }
   | { readonly outcome: "unreachable"; readonly message: string };
 
@@ -91,7 +93,7 @@ export async function tryNatsConnect(
     await nc.flush();
     await new Promise((r) => setTimeout(r, 20));
     await nc.close().catch(() => {});
-    return denied === undefined ? { outcome: "accepted" } : { outcome: "refused", message: denied };
+    return denied === undefined ? { outcome: "accepted" } : { outcome: "denied", message: denied };
   } catch (e) {
     const m = e instanceof Error ? e.message : String(e);
     // As the stream itself tells a refusal (natsStream.ts): the client's error name, or its words.

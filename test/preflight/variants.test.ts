@@ -24,6 +24,7 @@ import { InstanceLock } from "../../src/journal/lock.js";
 import { ProbeMethodError, VenueProbe } from "../../src/preflight/probe.js";
 import type { CheckResult, PreflightReport } from "../../src/preflight/report.js";
 import { runPreflight } from "../../src/preflight/run.js";
+import { tryNatsConnect } from "../../src/preflight/streams.js";
 
 const stops: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -140,6 +141,15 @@ describe("hftgate preflight against simulator variants", () => {
     const r = await preflight(v);
     expect(check(r, "hftStream").data?.accepted).toEqual(["connectFields"]);
     expect(check(r, "hftStream").fix).toContain("streams.hftNats.auth=connectFields");
+  });
+
+  it("tells a connection whose private subject is refused (anonymous) from an accepted one", async () => {
+    const v = await venue();
+    const subject = "v1.f.ex1.private.subAccountId.*.order";
+    const anon = await tryNatsConnect(v.natsUrl, {}, 2_000, subject);
+    expect(anon.outcome).toBe("denied");
+    expect(await tryNatsConnect(v.natsUrl, {}, 2_000)).toEqual({ outcome: "accepted" });
+    expect((await tryNatsConnect(v.natsUrl, { user: "nobody", pass: "x" }, 2_000)).outcome).toBe("refused");
   });
 
   it("finds a key not on the options allowlist when options are configured", async () => {
