@@ -9,7 +9,8 @@ import type { Config } from "../config/load.js";
 import type { EmbeddedVenueOptions } from "../engine/embeddedVenue.js";
 import { startVenue, type VenueStart } from "../engine/startVenue.js";
 import type { EndpointId } from "../rest/catalogue.js";
-import { CHECKS, type PreflightContext } from "./checks.js";
+import { CHECKS } from "./checks.js";
+import type { PreflightContext } from "./context.js";
 import { VenueProbe } from "./probe.js";
 import { type CheckResult, type PreflightReport, shortKey, verdict } from "./report.js";
 
