@@ -202,12 +202,10 @@ export async function hft(ctx: PreflightContext): Promise<Outcome> {
 
 export async function options(ctx: PreflightContext): Promise<Outcome> {
   const wanted = ctx.config.venue.hftCategories.includes("option");
-  if (ctx.hftRefused)
-    return {
-      status: wanted ? "fail" : "skip",
-      detail: "not tried: HFT refused the key (see hft)",
-      fix: HFT_FIX,
-    };
+  if (ctx.hftRefused) {
+    const detail = "not tried: HFT refused the key (see hft)";
+    return wanted ? { status: "fail", detail, fix: HFT_FIX } : { status: "skip", detail };
+  }
   const r = await ctx.probe.get("hft.realtime", [
     ["category", "option"],
     ["limit", "1"],
