@@ -97,7 +97,7 @@ export const ASSUMPTIONS: readonly Assumption[] = [
     fact: 'HFT records follow the Bybit v5 model: `/v5/order/realtime`, `/v5/execution/list` (`execTime`, `isMaker`), `/v5/market/instruments-info`, `/v5/position/list`, `/v5/market/tickers` fields; IOC/FOK remainders `PartiallyFilledCanceled`, `Rejected`; lists page with `cursor` / `nextPageCursor` ("" on the last page, 50 a page).',
     knobs: [],
     verify:
-      "instruments parse; the first live order's updates and fills read cleanly (`hftgate_stream_records_invalid` stays 0)",
+      "instruments parse; the first live order's updates and fills read cleanly (`hftgate_stream_records_invalid_total` stays 0)",
     marks: [
       /Bybit-v5 model|Bybit-style\] (IOC|rejected)|nextPageCursor|execTime|execution\/list|instruments-info|position\/list|tickers|page size|pageSize/i,
     ],
@@ -151,7 +151,7 @@ export const ASSUMPTIONS: readonly Assumption[] = [
     fact: "Private HFT messages: `.order` carries a `/v5/order/realtime` record, `.trade` a `/v5/execution/list` row, each with `sub_account_id` (a stable id); the wildcard subscription is allowed so the id can be learned.",
     knobs: ["streams.hftNats.subAccountId"],
     verify:
-      "after the first live HFT order, `hftgate_hft_stream_messages` grows and the log says `HFT sub-account id learned from the stream`",
+      "after the first live HFT order, `hftgate_hft_stream_messages_total` grows and the log says `HFT sub-account id learned from the stream`",
     marks: [/payload|sub-account|sub_account|subAccountIdOf|wildcard|order message carries/i],
   },
   {
@@ -165,7 +165,7 @@ export const ASSUMPTIONS: readonly Assumption[] = [
     id: "nats-echo",
     fact: "The venue publishes an order's `New` on its creation, within 5 s of the create answer.",
     knobs: ["streams.hftNats.echoTimeoutMs"],
-    verify: "`hftgate_hft_stream_silent_trips` stays 0 in the first hour",
+    verify: "`hftgate_hft_stream_silent_trips_total` stays 0 in the first hour",
     marks: [/echoTimeoutMs|appear on (it|the stream)/i],
   },
   {
@@ -200,7 +200,7 @@ export const ASSUMPTIONS: readonly Assumption[] = [
     fact: "Spot order records: `client_order_id` echoed under that key, `status` upper case, lists wrapped as `{data: {orders}}`, cancel answers `{data: <record>}`; a record without `average_price` is priced at the limit; `tradeInfo` gives no quantity bounds (one step minimum) and all exchanges when none is named; numbers may be strings.",
     knobs: [],
     verify:
-      "instruments load; the first live Spot order's ack and updates read cleanly (`hftgate_stream_records_invalid` stays 0)",
+      "instruments load; the first live Spot order's ack and updates read cleanly (`hftgate_stream_records_invalid_total` stays 0)",
     marks: [
       /client_order_id|average_price|wrapper key|active status|quantity bounds|one step minimum|upper case|order record|exchange optional|all when omitted|lenient|no average|cancel response|Spot cancel answer/i,
     ],
