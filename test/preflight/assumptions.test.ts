@@ -27,7 +27,7 @@ function files(dir: string, ext: RegExp): string[] {
 }
 
 /** Lines that speak about the convention itself ("marked [assumed]"), not about a venue fact. */
-const CONVENTION = /\bmark(s|ed)?( it)? [*`]*\[assumed\]/i;
+const CONVENTION = /\bmark(s|ed)?( it)?\b[^.]{0,40}\[assumed/i;
 
 interface Mark {
   where: string;
