@@ -77,6 +77,12 @@ export interface SimOptions {
      * is refused with retCode 10005 [assumed code]; option market data stays public [assumed].
      */
     optionsAllowlisted: boolean;
+    /**
+     * The keys may use HFT. false: every signed `/v5` and `/dma` call is refused with retCode 10005
+     * "permission denied: HFT is not enabled for this API key" [assumed code] (public market data
+     * stays open), as a key without an HFT account would be.
+     */
+    entitled: boolean;
     /** [assumed, Bybit-style] POST /v5/order/cancel exists; false → 404. */
     cancelEnabled: boolean;
     /** How long closed orders stay visible in /v5/order/realtime [assumed 6 h]. */
@@ -136,6 +142,7 @@ export function defaultOptions(): SimOptions {
     hft: {
       requirePositionIdx: false,
       optionsAllowlisted: true,
+      entitled: true,
       cancelEnabled: true,
       closedVisibleMs: 6 * 3600_000,
       pageSize: 50,

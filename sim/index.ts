@@ -7,7 +7,12 @@ export type { FaultKind, FaultRule, StreamFaults } from "./faults.js";
 export { type SimHandle, startSimulator } from "./handle.js";
 export { INSTRUMENTS, type SimInstrument } from "./instruments.js";
 export type { NatsBackend, NatsBackendKind, NatsUser } from "./nats/backend.js";
-export { NatsEndpoint, type NatsEndpointCounters } from "./nats/endpoint.js";
+export {
+  CREDENTIAL_AUTH,
+  type CredentialAuth,
+  NatsEndpoint,
+  type NatsEndpointCounters,
+} from "./nats/endpoint.js";
 export { findNatsServer, freePort, NatsServer } from "./nats/server.js";
 export {
   type SimNatsMode,

@@ -5,6 +5,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
+import { V5_RET } from "../src/rest/wire.js";
 import type { Verifier } from "./auth.js";
 import type { SimOptions } from "./config.js";
 import type { Exchange } from "./exchange.js";
@@ -134,6 +135,10 @@ export function createFront(d: FrontDeps): Front {
       account = a.account;
     }
     const now = d.serverNow();
+    if (hft && route.auth === "required" && !d.opts.hft.entitled) {
+      send(res, v5Err(V5_RET.NOT_ALLOWLISTED, "permission denied: HFT is not enabled for this API key", now));
+      return;
+    }
     if (
       route.bucket !== "" &&
       !d.limiter.take(route.bucket, account?.apiKey ?? "-", d.exchange.clock.now())

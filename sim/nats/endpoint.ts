@@ -5,6 +5,9 @@
  * on loopback, so the gateway's unchanged client connects to it. The simulator publishes in-process
  * (`publish`), without a client connection of its own.
  *
+ * The mapping of an issued socket credential onto the CONNECT is a knob (`credentialAuth`): the venue's
+ * is not published, so the simulator can stand for each reading the gateway supports.
+ *
  * A simulator endpoint, not a NATS server: no TLS, no clustering, leaf nodes, JetStream, accounts or
  * JWT/nkey auth; queue groups pick members in turn. Where it speaks, it answers as nats-server does
  * (the same -ERR texts, the connection closed on the same errors, a slow consumer cut off at the same
@@ -47,6 +50,42 @@ export interface NatsEndpointOptions {
   wsPort?: number;
   /** Unsent bytes a connection may hold before it is closed as a slow consumer. Default 64 MiB. */
   maxPendingBytes?: number;
+  /**
+   * How an issued socket credential (a user added after start: name = its api_key, password = its
+   * signature) must appear in the CONNECT. The venue does not publish it, so the simulator can stand
+   * for each reading: `userPass` (default) user/pass; `token` auth_token = signature; `tokenJoined`
+   * auth_token = `api_key:expires:signature`; `connectFields` fields api_key and signature. Users
+   * given at start (the publisher) always sign in with user/pass.
+   */
+  credentialAuth?: CredentialAuth;
+}
+
+export const CREDENTIAL_AUTH = ["userPass", "token", "tokenJoined", "connectFields"] as const;
+export type CredentialAuth = (typeof CREDENTIAL_AUTH)[number];
+
+/** The (user, password) a CONNECT presents under a credential mapping; undefined when it has none. */
+function presented(mode: CredentialAuth, f: Record<string, unknown>): [string, string] | undefined {
+  const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+  switch (mode) {
+    case "userPass": {
+      const u = str(f.user);
+      const pw = str(f.pass);
+      return u !== undefined && pw !== undefined ? [u, pw] : undefined;
+    }
+    case "token": {
+      const t = str(f.auth_token);
+      return t !== undefined ? ["", t] : undefined;
+    }
+    case "tokenJoined": {
+      const parts = str(f.auth_token)?.split(":");
+      return parts?.length === 3 ? [parts[0]!, parts[2]!] : undefined;
+    }
+    case "connectFields": {
+      const k = str(f.api_key);
+      const sig = str(f.signature);
+      return k !== undefined && sig !== undefined ? [k, sig] : undefined;
+    }
+  }
 }
 
 export interface NatsEndpointCounters {
@@ -95,7 +134,12 @@ export class NatsEndpoint implements NatsBackend {
   private readonly turns = new Map<string, number>();
   private readonly serverId = randomBytes(11).toString("hex").toUpperCase();
 
+  private readonly fixed: ReadonlySet<string>;
+  private readonly credentialAuth: CredentialAuth;
+
   private constructor(o: NatsEndpointOptions) {
+    this.fixed = new Set(o.users.map((u) => u.user));
+    this.credentialAuth = o.credentialAuth ?? "userPass";
     this.setUserList(o.users);
     this.wsPort = o.wsPort ?? 0;
     this.maxPendingBytes = o.maxPendingBytes ?? MAX_PENDING_BYTES;
@@ -180,14 +224,36 @@ export class NatsEndpoint implements NatsBackend {
 
   authenticate(fields: Record<string, unknown>): NatsUser | undefined {
     // No credentials at all: the public reader (as nats-server's no_auth_user).
-    if (fields.user === undefined && fields.pass === undefined && fields.auth_token === undefined)
+    if (
+      fields.user === undefined &&
+      fields.pass === undefined &&
+      fields.auth_token === undefined &&
+      (this.credentialAuth !== "connectFields" || fields.api_key === undefined)
+    )
       return PUBLIC_READER;
-    const u = typeof fields.user === "string" ? this.users.get(fields.user) : undefined;
-    if (u === undefined || typeof fields.pass !== "string" || fields.pass !== u.password) {
-      this.counters.authFailures++;
-      return undefined;
+    const fixed = this.fixedUser(fields);
+    if (fixed !== undefined) return fixed;
+    const p = presented(this.credentialAuth, fields);
+    let u: NatsUser | undefined;
+    if (p !== undefined) {
+      // `token` carries no user name: the signature alone names the credential.
+      u = p[0] === "" ? this.byPassword(p[1]) : this.users.get(p[0]);
+      if (u !== undefined && (u.password !== p[1] || this.fixed.has(u.user))) u = undefined;
     }
+    if (u === undefined) this.counters.authFailures++;
     return u;
+  }
+
+  /** A user given at start (the publisher), by user/pass whatever the credential mapping. */
+  private fixedUser(f: Record<string, unknown>): NatsUser | undefined {
+    if (typeof f.user !== "string" || !this.fixed.has(f.user)) return undefined;
+    const u = this.users.get(f.user);
+    return u !== undefined && f.pass === u.password ? u : undefined;
+  }
+
+  private byPassword(pw: string): NatsUser | undefined {
+    for (const u of this.users.values()) if (u.password === pw && u !== PUBLIC_READER) return u;
+    return undefined;
   }
 
   route(subject: string, reply: string, headers: Buffer | undefined, payload: Buffer, from?: Conn): void {

@@ -23,6 +23,7 @@ export const COMMANDS: Readonly<Record<string, string>> = {
   tail: "tail",
   config: "config",
   bus: "bus",
+  preflight: "preflight",
 };
 
 export async function loadCommand(name: string): Promise<CommandModule | undefined> {

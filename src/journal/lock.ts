@@ -73,6 +73,12 @@ function readOwner(path: string): LockOwner | undefined {
   }
 }
 
+/** The live process holding the lock at `path` (read only, nothing taken); undefined when none. */
+export function liveOwner(path: string): LockOwner | undefined {
+  const o = readOwner(path);
+  return o !== undefined && alive(o) ? o : undefined;
+}
+
 /** A short synchronous pause (start-up only: a lock file caught between create and write). */
 function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
