@@ -5,7 +5,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
-import { V5_RET } from "../src/rest/wire.js";
+import { V5_RET } from "../src/venue/hft/retCodes.js";
 import type { Verifier } from "./auth.js";
 import type { SimOptions } from "./config.js";
 import type { Exchange } from "./exchange.js";

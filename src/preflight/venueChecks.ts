@@ -2,7 +2,7 @@
  * The preflight checks of the REST surfaces: the clock (offset, round trip), the key, the instruments,
  * and the entitlements per surface (HFT, the options allowlist, Futures). Reads only.
  */
-import { V5_RET } from "../rest/wire.js";
+import { V5_RET } from "../venue/hft/retCodes.js";
 import {
   errText,
   HFT_FIX,
