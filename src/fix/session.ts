@@ -533,18 +533,25 @@ export class FixSession implements Conn, FixPeer {
     );
   }
 
+  /**
+   * F and G: the new ClOrdID(11) must be a valid id and OrigClOrdID(41) present; a bad one gets
+   * Reject 3 and undefined, else the OrigClOrdID.
+   */
+  private origOf(m: FixMessage, id: string | undefined): string | undefined {
+    if (id === undefined || !ID_RE.test(id)) {
+      this.reject(m, 11, SRR.RequiredTagMissing, "ClOrdID missing or bad");
+      return undefined;
+    }
+    const orig = m.str(41);
+    if (orig === undefined) this.reject(m, 41, SRR.RequiredTagMissing, "OrigClOrdID missing");
+    return orig;
+  }
+
   private onCancel(m: FixMessage): void {
     const st = this.store!;
     const id = m.str(11);
-    const orig = m.str(41);
-    if (id === undefined || !ID_RE.test(id)) {
-      this.reject(m, 11, SRR.RequiredTagMissing, "ClOrdID missing or bad");
-      return;
-    }
-    if (orig === undefined) {
-      this.reject(m, 41, SRR.RequiredTagMissing, "OrigClOrdID missing");
-      return;
-    }
+    const orig = this.origOf(m, id);
+    if (id === undefined || orig === undefined) return;
     this.touch();
     if (st.cancelIds.has(id) && m.is(43, "Y")) return;
     const o = st.byClOrdID.get(orig);
@@ -560,15 +567,8 @@ export class FixSession implements Conn, FixPeer {
   private onReplace(m: FixMessage): void {
     const st = this.store!;
     const id = m.str(11);
-    const orig = m.str(41);
-    if (id === undefined || !ID_RE.test(id)) {
-      this.reject(m, 11, SRR.RequiredTagMissing, "ClOrdID missing or bad");
-      return;
-    }
-    if (orig === undefined) {
-      this.reject(m, 41, SRR.RequiredTagMissing, "OrigClOrdID missing");
-      return;
-    }
+    const orig = this.origOf(m, id);
+    if (id === undefined || orig === undefined) return;
     this.touch();
     if (st.byClOrdID.has(id)) {
       if (m.is(43, "Y")) return;
