@@ -5,7 +5,7 @@
  * restart; `streamSeq` has no gaps while the stream's retention has not removed anything.
  */
 
-import { type ConsumerMessages, DeliverPolicy, jetstream } from "@nats-io/jetstream";
+import { type ConsumerMessages, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { decodeG2C, type G2CMessage } from "../protocol/codec.js";
 import { HEADER, streamName } from "./subjects.js";
@@ -34,6 +34,11 @@ export interface ReadOptions {
   /** First stream sequence to read (default 1: everything retained). */
   fromSeq?: number;
   onEvent(e: DropCopyEvent): void;
+  /**
+   * How long the reader may make no progress while the stream holds events past the last one it
+   * handled before it drops its consumer and starts a fresh one from the next sequence (default 3000).
+   */
+  stallMs?: number;
 }
 
 export async function readDropCopy(nc: NatsConnection, o: ReadOptions): Promise<DropCopyReading> {
@@ -57,6 +62,35 @@ export async function readDropCopy(nc: NatsConnection, o: ReadOptions): Promise<
     return msgs;
   };
   let msgs: ConsumerMessages | undefined = await open(); // the first failure (e.g. permission) is the caller's
+  // Progress watchdog. After a node loss the library's own recovery can leave a consumer that neither
+  // delivers nor reports missed heartbeats; the stream's last sequence says whether anything is owed.
+  const jsm = await jetstreamManager(nc, { timeout: 2000, checkAPI: false });
+  const stallMs = o.stallMs ?? 3000;
+  let seenAt = Date.now();
+  let seenSeq = lastSeq;
+  let checking = false;
+  const watchdog = setInterval(() => {
+    if (lastSeq !== seenSeq) {
+      seenSeq = lastSeq;
+      seenAt = Date.now();
+      return;
+    }
+    if (checking || stopped || Date.now() - seenAt < stallMs) return;
+    checking = true;
+    jsm.streams
+      .info(stream)
+      .then((info) => {
+        if (!stopped && lastSeq === seenSeq && info.state.last_seq > lastSeq) {
+          seenAt = Date.now();
+          msgs?.stop();
+        }
+      })
+      .catch(() => {}) // no leader yet: the next tick asks again
+      .finally(() => {
+        checking = false;
+      });
+  }, Math.max(100, Math.floor(stallMs / 3)));
+  watchdog.unref();
   const loop = (async () => {
     while (!stopped) {
       try {
@@ -88,6 +122,7 @@ export async function readDropCopy(nc: NatsConnection, o: ReadOptions): Promise<
     },
     async stop() {
       stopped = true;
+      clearInterval(watchdog);
       await msgs?.close();
       await loop.catch(() => {});
     },
