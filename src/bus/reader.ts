@@ -69,27 +69,30 @@ export async function readDropCopy(nc: NatsConnection, o: ReadOptions): Promise<
   let seenAt = Date.now();
   let seenSeq = lastSeq;
   let checking = false;
-  const watchdog = setInterval(() => {
-    if (lastSeq !== seenSeq) {
-      seenSeq = lastSeq;
-      seenAt = Date.now();
-      return;
-    }
-    if (checking || stopped || Date.now() - seenAt < stallMs) return;
-    checking = true;
-    jsm.streams
-      .info(stream)
-      .then((info) => {
-        if (!stopped && lastSeq === seenSeq && info.state.last_seq > lastSeq) {
-          seenAt = Date.now();
-          msgs?.stop();
-        }
-      })
-      .catch(() => {}) // no leader yet: the next tick asks again
-      .finally(() => {
-        checking = false;
-      });
-  }, Math.max(100, Math.floor(stallMs / 3)));
+  const watchdog = setInterval(
+    () => {
+      if (lastSeq !== seenSeq) {
+        seenSeq = lastSeq;
+        seenAt = Date.now();
+        return;
+      }
+      if (checking || stopped || Date.now() - seenAt < stallMs) return;
+      checking = true;
+      jsm.streams
+        .info(stream)
+        .then((info) => {
+          if (!stopped && lastSeq === seenSeq && info.state.last_seq > lastSeq) {
+            seenAt = Date.now();
+            msgs?.stop();
+          }
+        })
+        .catch(() => {}) // no leader yet: the next tick asks again
+        .finally(() => {
+          checking = false;
+        });
+    },
+    Math.max(100, Math.floor(stallMs / 3)),
+  );
   watchdog.unref();
   const loop = (async () => {
     while (!stopped) {
