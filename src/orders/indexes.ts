@@ -16,11 +16,16 @@ const UNSETTLED: readonly boolean[] = (() => {
   return t;
 })();
 
+/** One session's orders: every one by its order number, and the live ones (one lookup per create). */
+export interface SessionOrders {
+  readonly byNo: Map<number, Order>;
+  readonly live: Set<Order>;
+}
+
 export class OrderIndex {
   readonly byClient = new Map<string, Order>();
   readonly byExchange = new Map<string, Order>();
-  private readonly bySession = new Map<number, Map<number, Order>>();
-  private readonly liveBySession = new Map<number, Set<Order>>();
+  private readonly sessions = new Map<number, SessionOrders>();
   /** Orders that may still be live at the venue, in the order they became live. */
   readonly live = new Set<Order>();
   /** Live orders that were in PendingNew, Unknown, PendingCancel or PendingReplace when last changed (superset). */
@@ -36,20 +41,22 @@ export class OrderIndex {
     private readonly pendingCancelDeadlineNs: number,
   ) {}
 
-  /** The session's orders by order number, undefined before its first one. */
-  session(sessionId: number): Map<number, Order> | undefined {
-    return this.bySession.get(sessionId);
+  /** The session's orders, undefined before its first one. */
+  session(sessionId: number): SessionOrders | undefined {
+    return this.sessions.get(sessionId);
   }
 
-  /** A created order (PendingNew): indexed by client id and order number, live. `perSession`: `session(o.sessionId)`. */
-  add(o: Order, perSession: Map<number, Order> | undefined): void {
+  /** A created order (PendingNew): indexed by client id and order number, live. `s`: `session(o.sessionId)`. */
+  add(o: Order, s: SessionOrders | undefined): void {
     this.byClient.set(o.clientId, o);
-    if (perSession === undefined) {
-      perSession = new Map();
-      this.bySession.set(o.sessionId, perSession);
+    if (s === undefined) {
+      s = { byNo: new Map(), live: new Set() };
+      this.sessions.set(o.sessionId, s);
     }
-    perSession.set(o.clientOrderNo, o);
-    this.addLive(o);
+    s.byNo.set(o.clientOrderNo, o);
+    this.live.add(o);
+    if (UNSETTLED[o.status]) this.unsettled.add(o);
+    s.live.add(o);
   }
 
   /** The exchange id an order learnt, unless another order already holds it; true when bound. */
@@ -61,7 +68,7 @@ export class OrderIndex {
   }
 
   bySessionOrder(sessionId: number, clientOrderNo: number): Order | undefined {
-    return this.bySession.get(sessionId)?.get(clientOrderNo);
+    return this.sessions.get(sessionId)?.byNo.get(clientOrderNo);
   }
 
   /** The order's status changed: one entering a status the resolver watches is tracked. */
@@ -72,17 +79,19 @@ export class OrderIndex {
   /** The order became terminal: no longer live, queued for pruning. */
   finished(o: Order): void {
     this.live.delete(o);
-    this.liveBySession.get(o.sessionId)?.delete(o);
+    this.sessions.get(o.sessionId)?.live.delete(o);
     this.done.push(o);
   }
 
   /** A terminal verdict was overturned by the venue: live again. */
   revived(o: Order): void {
-    this.addLive(o);
+    this.live.add(o);
+    if (UNSETTLED[o.status]) this.unsettled.add(o);
+    this.sessions.get(o.sessionId)?.live.add(o);
   }
 
   liveOrders(sessionId?: number, instrumentId?: number): Order[] {
-    const src = sessionId === undefined ? this.live : this.liveBySession.get(sessionId);
+    const src = sessionId === undefined ? this.live : this.sessions.get(sessionId)?.live;
     const out: Order[] = [];
     if (src === undefined) return out;
     for (const o of src) if (instrumentId === undefined || o.instrumentId === instrumentId) out.push(o);
@@ -121,7 +130,7 @@ export class OrderIndex {
       if (!TERMINAL[o.status]) continue;
       this.byClient.delete(o.clientId);
       if (o.exchangeId !== "") this.byExchange.delete(o.exchangeId);
-      this.bySession.get(o.sessionId)?.delete(o.clientOrderNo);
+      this.sessions.get(o.sessionId)?.byNo.delete(o.clientOrderNo);
       n++;
     }
     if (this.doneHead > 1024 && this.doneHead * 2 > this.done.length) {
@@ -129,16 +138,5 @@ export class OrderIndex {
       this.doneHead = 0;
     }
     return n;
-  }
-
-  private addLive(o: Order): void {
-    this.live.add(o);
-    if (UNSETTLED[o.status]) this.unsettled.add(o);
-    let s = this.liveBySession.get(o.sessionId);
-    if (s === undefined) {
-      s = new Set();
-      this.liveBySession.set(o.sessionId, s);
-    }
-    s.add(o);
   }
 }

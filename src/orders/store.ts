@@ -107,8 +107,8 @@ export class OrderStore {
         "price must be a positive whole number of ticks for limit orders",
       );
     }
-    const perSession = this.index.session(req.sessionId);
-    if (perSession?.has(req.clientOrderNo)) {
+    const session = this.index.session(req.sessionId);
+    if (session?.byNo.has(req.clientOrderNo)) {
       throw new OrderStoreError(
         "DUPLICATE_CLIENT_ORDER_NO",
         `session ${req.sessionId} already used order number ${req.clientOrderNo}`,
@@ -119,7 +119,7 @@ export class OrderStore {
     }
     const id = clientId ?? this.minter.next();
     const o = newOrder(id, req, nowNs);
-    this.index.add(o, perSession);
+    this.index.add(o, session);
     // Events that arrived for this client id before we knew it (e.g. replay) are applied now.
     if (this.orphans.size > 0) {
       const kept = this.orphans.take(`c:${id}`);
