@@ -116,8 +116,8 @@ export class EventApplier {
     if (o.status !== prev) this.statusChanged(o, prev, kind, ev.tsNs);
     else this.releaseHeldCancel(o, ev.tsNs);
     r.status = o.status;
-    if (bound && this.p.orphans.size > 0) {
-      const kept = this.p.orphans.take(o.exchangeId);
+    if (bound) {
+      const kept = this.p.orphans.takeExchange(o.exchangeId);
       if (kept !== undefined) this.applyKeepingResult(kept);
     }
     return r;

@@ -121,10 +121,8 @@ export class OrderStore {
     const o = newOrder(id, req, nowNs);
     this.index.add(o, session);
     // Events that arrived for this client id before we knew it (e.g. replay) are applied now.
-    if (this.orphans.size > 0) {
-      const kept = this.orphans.take(`c:${id}`);
-      if (kept !== undefined) this.applier.applyKept(kept);
-    }
+    const kept = this.orphans.takeClient(id);
+    if (kept !== undefined) this.applier.applyKept(kept);
     return o;
   }
 
