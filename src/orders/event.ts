@@ -3,7 +3,7 @@
  * consumers, the realtime poller and the reconciler. A fixed shape with sentinel values (-1, "") keeps
  * the hot path monomorphic; producers may reuse one object (the store copies what it keeps).
  */
-import { Ev, type Status, VENUE_EVENT_FOR_STATUS } from "./status.js";
+import { EVENT_COUNT, Ev, type Status, VENUE_EVENT_FOR_STATUS } from "./status.js";
 
 export const Source = {
   /** The engine's own REST request outcome. */
@@ -91,6 +91,33 @@ export function resetEvent(e: OrderEvent, kind: Ev): OrderEvent {
   e.reason = "";
   e.liquidity = 0;
   return e;
+}
+
+/** The engine's own REST outcome for an order, written into a reused event (see OrderStore.markSent etc.). */
+export function restEvent(
+  e: OrderEvent,
+  kind: Ev,
+  clientId: string,
+  exchangeId: string,
+  reason: string,
+  ts: number,
+): OrderEvent {
+  resetEvent(e, kind);
+  e.source = Source.Rest;
+  e.clientId = clientId;
+  e.exchangeId = exchangeId;
+  e.reason = reason;
+  e.tsNs = ts;
+  return e;
+}
+
+/** Cheap shape checks: producers are ours, but a bug upstream must not corrupt an order. */
+export function validEvent(ev: OrderEvent): boolean {
+  const k = ev.kind;
+  if (!(k >= 0 && k < EVENT_COUNT) || (k | 0) !== k) return false;
+  if (k === Ev.Fill) return Number.isSafeInteger(ev.lots) && ev.lots > 0 && ev.pxTicks >= 0;
+  const c = ev.cumLots;
+  return c === -1 || (Number.isSafeInteger(c) && c >= 0);
 }
 
 /** The venue-status event kind for a unified status; throws for local-only statuses. */

@@ -46,6 +46,11 @@ export const STATUS_NAMES: readonly string[] = [
   "PendingReplace",
 ];
 
+/** "Filled", "Cancelled", ... for logs and the protocol's text fields. */
+export function statusName(s: Status): string {
+  return STATUS_NAMES[s]!;
+}
+
 /** Terminal statuses; indexed by Status. Only the documented edges in the transition table leave them. */
 export const TERMINAL: readonly boolean[] = [
   false,
