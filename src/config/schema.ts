@@ -310,8 +310,8 @@ const TABLE = [
   {
     path: "http.fastPath",
     type: bool,
-    def: false,
-    doc: "order requests (create, cancel, amend) written straight to the fast path's own keep-alive sockets from a template, their answers read by a minimal reader (anything unusual falls back to the general reading or is an unknown outcome, as on undici); false (the default until a before/after benchmark pair is taken) sends them on undici like every other request",
+    def: true,
+    doc: "order requests (create, cancel, amend) written straight to the fast path's own keep-alive sockets from a template, their answers read by a minimal reader (anything unusual falls back to the general reading or is an unknown outcome, as on undici); an order request that finds every fast socket busy goes to undici at once; false sends them all on undici like every other request",
   },
   // streams and reconciliation
   { path: "streams.enabled", type: bool, def: true, doc: "consume the Spot order and balance streams" },

@@ -49,8 +49,8 @@ export interface HttpOptions {
   deleteBodyKeepAlive?: boolean;
   /**
    * Order requests (the endpoints of `RestClientOptions.fast`) on the fast path's own sockets
-   * (src/rest/fast/); false sends them on undici like every other request. Default false (config
-   * `http.fastPath`); `createRestStack` callers opt in.
+   * (src/rest/fast/); false sends them on undici like every other request. Default false here; the
+   * gateway's config (`http.fastPath`) turns it on by default.
    */
   fastPath?: boolean;
 }

@@ -2,7 +2,8 @@
  * The fast HTTP path for order requests (src/rest/fast/): the venue receives the same bytes as from
  * the general (undici) client for every create, cancel and amend of Spot, HFT and Futures; answers
  * the minimal reader does not expect (chunked, a 5xx HTML page, a reset mid-answer, no answer) have
- * the general client's outcome; the sockets are kept warm. Against a raw TCP server on 127.0.0.1
+ * the general client's outcome; the sockets are kept warm; a burst wider than the sockets goes out on
+ * the general client too, never behind a request sent after it. Against a raw TCP server on 127.0.0.1
  * that records every request's bytes and answers as each test asks.
  */
 import { createServer, type Server, type Socket } from "node:net";
@@ -24,7 +25,7 @@ const SPOT_OK =
 
 /** How the server answers the next request: raw bytes, a reset after some bytes, or nothing. */
 type Answer = { raw: string } | { resetAfter: string } | { silent: true };
-const ok = (body: string): Answer => ({
+const ok = (body: string): { raw: string } => ({
   raw: `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
 });
 
@@ -37,7 +38,7 @@ let nextAnswer: Answer | undefined;
 const liveSockets: Socket[] = [];
 
 /** Splits a connection's bytes into requests (Content-Length framing) and answers each. */
-function onConnection(sock: Socket): void {
+function onConnection(sock: Socket, reply: (sock: Socket, req: string) => void = answer): void {
   let acc = Buffer.alloc(0);
   liveSockets.push(sock);
   sock.on("error", () => {});
@@ -52,7 +53,7 @@ function onConnection(sock: Socket): void {
       const req = acc.toString("utf8", 0, end);
       acc = acc.subarray(end);
       requests.push(req);
-      answer(sock, req);
+      reply(sock, req);
     }
   });
 }
@@ -336,6 +337,70 @@ describe("connections", () => {
     } finally {
       await s.stop();
       await new Promise<void>((r) => closing.close(() => r()));
+    }
+  });
+
+  it("a burst wider than the fast sockets: no order waits unwritten while a later query goes out", async () => {
+    // The venue holds every order request 150 ms and answers a GET at once. The resolver's query
+    // about an order (a GET on the general client) must never reach the venue before that order
+    // does: its "not found" would be taken for the venue's word and the order re-sent, or an amend
+    // told not applied and then applied.
+    const arrived: string[] = [];
+    const slow = createServer((sock) =>
+      onConnection(sock, (c, req) => {
+        if (req.startsWith("GET ")) {
+          arrived.push("query");
+          answer(c, req);
+          return;
+        }
+        arrived.push(/"orderLinkId":"([^"]+)"/.exec(req)?.[1] ?? "?");
+        setTimeout(() => c.write(ok(V5_OK).raw), 150);
+      }),
+    );
+    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", () => r()));
+    const url = `http://127.0.0.1:${(slow.address() as { port: number }).port}`;
+    const s = createRestStack({
+      keys,
+      spotBaseUrl: url,
+      hftBaseUrl: url,
+      http: { connections: 2, keepWarmMs: 0, fastPath: true },
+      presign: false,
+      clock: false,
+    });
+    try {
+      await s.start();
+      arrived.length = 0;
+      const burst = Array.from({ length: 8 }, (_, i) =>
+        send(
+          s,
+          s.client.prepareHftCreate(
+            {
+              category: "linear",
+              symbol: "BTCUSDT",
+              side: "buy",
+              orderType: "limit",
+              qty: "0.005",
+              price: "1000.0",
+              positionIdx: 0,
+              timeInForce: "GTC",
+              orderLinkId: `burst-${i}`,
+            },
+            BTC,
+          ),
+        ),
+      );
+      // Sent after the whole burst, as the resolver's query is.
+      const query = s.client.spotTime();
+      const rs = await Promise.all(burst);
+      await query;
+      expect(rs.every((r) => r.ok)).toBe(true);
+      // Every order reached the venue once, all of them before the query.
+      expect(arrived).toHaveLength(9);
+      expect(arrived.at(-1)).toBe("query");
+      expect(arrived.slice(0, 8).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `burst-${i}`));
+    } finally {
+      await s.stop();
+      await new Promise<void>((r) => slow.close(() => r()));
     }
   });
 

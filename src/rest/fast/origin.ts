@@ -1,14 +1,17 @@
 /**
  * The fast path's connections to one origin: `connections` persistent sockets, one request in flight
- * on each (no pipelining), one FIFO when all are busy; the first socket to finish takes the oldest
- * waiting request, so a slow answer never holds up a request another socket could send (the rule of
- * rest/clientSet.ts). A request is written with one `socket.write` in the caller's turn, from a
+ * on each (no pipelining). A request is written with one `socket.write` in the caller's turn, from a
  * template per endpoint (request line, host and the fixed headers) with the signature, epoch, length
  * and body written in place.
  *
+ * No queue of its own: a request that finds no socket connected and free goes to the general client
+ * unsent, at once. A request waiting here would be overtaken by the general client's later requests
+ * (the resolver's query about that very order), and its answer deadline, counted from the send, would
+ * run out before it was written; on the general client it waits in the connection set's one FIFO,
+ * ahead of every request sent after it, and the fast sockets and undici's carry a burst together.
+ *
  * Failures keep the general client's meaning: a timeout, a reset or a short read after the request
- * was written is an unknown outcome (never re-sent); a request that no socket could take (none
- * connected) goes to the general client unsent. The socket is dropped after anything it cannot read.
+ * was written is an unknown outcome (never re-sent). The socket is dropped after anything it cannot read.
  */
 import { connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
@@ -62,8 +65,6 @@ function codeError(code: string, message: string): Error {
 
 export class FastOrigin {
   private readonly conns: Conn[] = [];
-  private readonly fifo: FastJob[] = [];
-  private fifoHead = 0;
   private inFlight = 0;
   private closed = false;
   private readonly prefixes = new Map<EndpointId, Buffer>();
@@ -74,7 +75,7 @@ export class FastOrigin {
   constructor(
     origin: string,
     private readonly o: FastOriginOptions,
-    /** Where a request no socket could take goes (not sent: the general client sends it). */
+    /** Where a request no socket can take now goes (not sent: the general client sends it). */
     private readonly fallback: (job: FastJob) => void,
   ) {
     this.url = new URL(origin);
@@ -90,9 +91,9 @@ export class FastOrigin {
     return this.conns.length;
   }
 
-  /** Nothing in flight and nothing waiting. */
+  /** Nothing in flight. */
   get idle(): boolean {
-    return this.inFlight === 0 && this.fifoHead === this.fifo.length;
+    return this.inFlight === 0;
   }
 
   /** Connects every socket; resolves with the number that failed. */
@@ -101,35 +102,23 @@ export class FastOrigin {
     return r.filter((ok) => !ok).length;
   }
 
-  /** Sends on a free socket, or queues behind the requests already waiting. */
+  /** Writes on a free connected socket now; otherwise the general client sends it (see the head). */
   dispatch(job: FastJob): void {
     if (this.closed) {
       job.fail(codeError("HFTGATE_NOT_SENT", "connections closed; request not sent"), false);
       return;
     }
-    let live = false;
-    if (this.fifoHead === this.fifo.length) {
-      const cs = this.conns;
-      for (let i = 0; i < cs.length; i++) {
-        const c = cs[i]!;
-        if (c.state === S_READY) {
-          if (c.job === undefined) {
-            this.write(c, job);
-            return;
-          }
-          live = true;
-        } else if (c.state === S_CONNECTING) live = true;
+    const cs = this.conns;
+    for (let i = 0; i < cs.length; i++) {
+      const c = cs[i]!;
+      if (c.state === S_READY && c.job === undefined) {
+        this.write(c, job);
+        return;
       }
-    } else live = true;
-    // A socket the venue closed while idle reopens now, and takes the oldest waiting request.
-    if (live) this.reopen();
-    if (!live) {
-      // No socket can take it soon: the general client sends it; the sockets reopen meanwhile.
-      this.reopen();
-      this.fallback(job);
-      return;
     }
-    this.fifo.push(job);
+    // Sockets the venue closed reopen in the background, for the requests after this one.
+    this.reopen();
+    this.fallback(job);
   }
 
   /** One request on socket `i` when it is connected and free (the keep-warm GETs). */
@@ -148,16 +137,11 @@ export class FastOrigin {
   }
 
   /**
-   * Stops taking requests (waiting ones fail as not sent, as the connection set's do) and resolves once
-   * the requests in flight are answered or have failed (their timeouts still run), like undici's close.
+   * Stops taking requests and resolves once the requests in flight are answered or have failed (their
+   * timeouts still run), like undici's close.
    */
   close(): Promise<void> {
     this.closed = true;
-    const waiting = this.fifo.slice(this.fifoHead);
-    this.fifo.length = 0;
-    this.fifoHead = 0;
-    for (const j of waiting)
-      j.fail(codeError("HFTGATE_NOT_SENT", "connections closed; request not sent"), false);
     return new Promise<void>((resolve) => {
       this.closedAll = resolve;
       this.settleClose();
@@ -277,27 +261,11 @@ export class FastOrigin {
     const retryAfter = r.retryAfter;
     const body = r.body();
     if (r.close) this.drop(c, undefined);
-    else this.next(c);
     job.complete(status, retryAfter, body);
     this.settleClose();
   }
 
-  private next(c: Conn): void {
-    if (this.fifoHead < this.fifo.length && c.state === S_READY) {
-      const j = this.fifo[this.fifoHead]!;
-      this.fifo[this.fifoHead++] = undefined as unknown as FastJob;
-      if (this.fifoHead === this.fifo.length) {
-        this.fifo.length = 0;
-        this.fifoHead = 0;
-      }
-      this.write(c, j);
-    }
-  }
-
-  /**
-   * Closes the socket; the request in flight on it (written) fails with `err`. When no socket is left
-   * to take the waiting requests, they go to the general client unsent.
-   */
+  /** Closes the socket; the request in flight on it (written) fails with `err`. */
   private drop(c: Conn, err: Error | undefined): void {
     const job = c.job;
     c.job = undefined;
@@ -319,14 +287,6 @@ export class FastOrigin {
     // The venue closed an idle socket (its keep-alive timeout): reopen it now, as undici would on
     // the next request, unless it had just opened (a venue refusing to keep it gets no loop).
     if (job === undefined && c.openedAt > 0 && Date.now() - c.openedAt > REOPEN_AFTER_MS) void this.open(c);
-    else if (this.conns.every((x) => x.state === S_DEAD)) this.flushToFallback();
-  }
-
-  private flushToFallback(): void {
-    const waiting = this.fifo.slice(this.fifoHead);
-    this.fifo.length = 0;
-    this.fifoHead = 0;
-    for (const j of waiting) this.fallback(j);
   }
 
   private sweep(): void {
@@ -398,7 +358,6 @@ export class FastOrigin {
         s.on("close", () => {
           if (c.sock === s) this.drop(c, codeError("UND_ERR_SOCKET", "other side closed"));
         });
-        this.next(c);
         resolve(true);
       });
     });
