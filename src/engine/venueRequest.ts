@@ -5,7 +5,8 @@
  * told before the path decides what it means; a 401 the clock guard is judging waits for its verdict
  * here, once for the three paths, and reaches the path as a refusal. One `VenueRequest` per path,
  * built once: an order's request carries the order itself as the transport's context
- * (`RestClient.sendTo`), so no closure is made per order.
+ * (`RestClient.sendTo`), so no closure is made per order. From the send to its answer or failure the
+ * request counts in the order's `requestsOut` (the resolver does not ask the venue about it meanwhile).
  */
 
 import { REFUSED_LOCALLY } from "../journal/records.js";
@@ -77,8 +78,8 @@ export class VenueRequest implements AnswerSink<Order> {
     try {
       req = path.prepare(o, priceText, qtyText);
     } catch (err) {
-      // Local validation or the clock guard: nothing was sent.
-      this.failed(o, err, 0);
+      // Local validation or the clock guard: nothing was sent (nothing outstanding to count down).
+      this.concluded(o, err, 0);
       return;
     }
     this.d.journal?.request({
@@ -93,10 +94,13 @@ export class VenueRequest implements AnswerSink<Order> {
     this.d.journal?.flushSync();
     const now = monoNs();
     path.sending(o, now);
+    // Outstanding until the client answers or fails it: the resolver leaves the order alone meanwhile.
+    o.requestsOut++;
     this.d.client.sendTo(req, this, o, now);
   }
 
   answered(o: Order, res: unknown, sentNs: number): void {
+    if (o.requestsOut > 0) o.requestsOut--;
     const d = this.d;
     if (d.run.dead) return;
     const now = monoNs();
@@ -106,6 +110,12 @@ export class VenueRequest implements AnswerSink<Order> {
   }
 
   failed(o: Order, err: unknown, sentNs: number): void {
+    if (o.requestsOut > 0) o.requestsOut--;
+    this.concluded(o, err, sentNs);
+  }
+
+  /** A request that failed, or was refused here before it left (`sentNs` 0). */
+  private concluded(o: Order, err: unknown, sentNs: number): void {
     const d = this.d;
     if (d.run.dead) return;
     recordFailure(d.limiter, d.journal, o, this.path.op, this.cls(o), err, sentNs);

@@ -107,6 +107,9 @@ export class OrderIndex {
         this.unsettled.delete(o);
         continue;
       }
+      // A request of the order's own still outstanding at the HTTP layer: its answer (or its timeout,
+      // which makes the outcome unknown) comes first; a query now could overtake it at the venue.
+      if (o.requestsOut > 0) continue;
       if (o.status === Status.Unknown) out.push(o);
       else if (o.status === Status.PendingNew) {
         const since = o.sentNs > 0 ? o.sentNs : o.receivedNs;

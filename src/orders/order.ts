@@ -86,6 +86,12 @@ export interface Order {
   amendSentNs: number;
   /** Cancel-replace running (Spot): the replacement's client order number; 0 = none. */
   replacedBy: number;
+  /**
+   * The order's own requests (create, cancel, amend) handed to the REST client and neither answered
+   * nor failed yet. While above 0 the venue is not asked about the order: the answer is on its way, or
+   * its timeout is (the HTTP timeouts bound it). Not journaled: a replayed order has none in this process.
+   */
+  requestsOut: number;
 }
 
 /** What the engine passes to `OrderStore.create` (already validated by risk / the codec). */
@@ -155,6 +161,7 @@ export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): O
     amendQtyLots: 0,
     amendSentNs: 0,
     replacedBy: 0,
+    requestsOut: 0,
   };
 }
 

@@ -347,6 +347,8 @@ export class Reconciler {
     const candidates: Order[] = [];
     for (const x of this.o.feed.store.liveSet()) {
       if (x.exchangeId === "" || x.status === Status.PendingNew || x.status === Status.Unknown) continue;
+      // Its own cancel or amend still outstanding at the HTTP layer: that answer comes first.
+      if (x.requestsOut > 0) continue;
       if (x.surface === surface && !seen.has(x.exchangeId)) candidates.push(x);
     }
     for (const x of candidates) {
@@ -378,7 +380,7 @@ export class Reconciler {
 
   /**
    * One targeted query by client id of a live order missing from the listings (never an ambiguous
-   * one: those are the resolver's). A found record is applied to the store here.
+   * one: those are the resolver's; never one whose own request is outstanding). A found record is applied to the store here.
    */
   private async query(x: Order): Promise<QueryOutcome> {
     const rest = this.o.rest;

@@ -249,7 +249,8 @@ export class VenuePoller {
     for (const o of store.liveSet()) {
       if (budget <= 0) break;
       if (o.surface !== surface.kind || seen.has(o.clientId) || o.exchangeId === "") continue;
-      if (this.d.resolver.isBusy(o.clientId)) continue;
+      // Its own request still outstanding: the resolver would not ask (and must not use up the budget).
+      if (o.requestsOut > 0 || this.d.resolver.isBusy(o.clientId)) continue;
       budget--;
       jobs.push(this.d.resolver.resolveOne(o));
     }

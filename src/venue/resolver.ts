@@ -4,6 +4,7 @@
  * re-sends a create with the same client id a bounded number of times, and only then gives a verdict.
  *
  * The in-flight rule (docs/engine.md): no verdict is final while a request with that client id may still be answered.
+ * No query is made at all while the order's own request is outstanding at the HTTP layer (`requestsOut`).
  * A "not found" counts only when the query left after the deadline of the latest send of the create
  * (its answer, or its failure, is in by then); until that, neither a resend nor a verdict. The verdict
  * is journaled as the create's answer. Should the venue show the order after all (a late answer, a
@@ -161,6 +162,11 @@ export class Resolver {
       if (this.isBusy(id, now)) continue;
       const o = this.d.store.byClientId(id);
       if (o === undefined || TERMINAL[o.status]) continue;
+      if (o.requestsOut > 0) {
+        // Asked for while its own request is outstanding: asked once that request has ended.
+        this.urgent.add(id);
+        continue;
+      }
       jobs.push(this.resolveOne(o));
     }
     const out: Resolution[] = [];
@@ -168,9 +174,13 @@ export class Resolver {
     return out;
   }
 
-  /** One targeted query by client id, then one decision. Undefined when nothing was decided. */
+  /**
+   * One targeted query by client id, then one decision. Undefined when nothing was decided, or when a
+   * request of the order's own (create, cancel, amend) is still outstanding at the HTTP layer: the
+   * query could reach the venue before that request is acted on, and its answer decides first.
+   */
   async resolveOne(o: Order): Promise<Resolution | undefined> {
-    if (this.inFlight.has(o.clientId)) return undefined;
+    if (this.inFlight.has(o.clientId) || o.requestsOut > 0) return undefined;
     this.inFlight.add(o.clientId);
     try {
       const surface = surfaceOf(this.d.surfaces, o);

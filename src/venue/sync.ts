@@ -264,9 +264,12 @@ export class VenueSync implements VenueFeed {
     await this.poller.pollAll();
     const r = this.resolver;
     for (let round = 0; round < this.maxQueries; round++) {
+      // An order whose own request is still outstanding is settled by that request's answer (or its
+      // timeout, which hands it to the resolver): not asked about meanwhile.
       const todo = [...this.engine.store.liveSet()].filter(
         (o) =>
           !r.isBusy(o.clientId) &&
+          o.requestsOut === 0 &&
           (o.status === Status.PendingNew || o.status === Status.Unknown || r.isReplayed(o.clientId)),
       );
       if (todo.length === 0) break;

@@ -289,6 +289,21 @@ describe("OrderStore: unknown and early events", () => {
     expect(store.liveOrders(2, 8)).toHaveLength(0);
   });
 
+  it("an order whose own request is outstanding at the HTTP layer is not listed for resolution", () => {
+    const { store } = storeWithRecorder();
+    const a = store.create(req(1), 0);
+    const b = store.create(req(2), 0);
+    store.apply(ev(Ev.Submitted, { clientId: a.clientId, tsNs: 0 }, Source.Rest));
+    store.apply(ev(Ev.CreateOutcomeUnknown, { clientId: b.clientId, tsNs: 0 }, Source.Rest));
+    a.requestsOut = 1;
+    b.requestsOut = 1; // e.g. a same-id resend of the unknown create, still unanswered
+    expect(store.needingResolution(500)).toEqual([]);
+    a.requestsOut = 0;
+    expect(store.needingResolution(500).map((o) => o.clientId)).toEqual([a.clientId]);
+    b.requestsOut = 0;
+    expect(store.needingResolution(500)).toHaveLength(2);
+  });
+
   it("prunes terminal orders", () => {
     const { store } = storeWithRecorder();
     const o = store.create(req(1));
