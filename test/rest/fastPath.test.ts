@@ -89,21 +89,26 @@ function send(stack: RestStack, req: PreparedRequest): Promise<Outcome> {
 let fast: RestStack;
 let general: RestStack;
 
-function stackOf(fastPath: boolean, extra: Record<string, number> = {}): RestStack {
+function stackOf(fastPath: boolean, extra: Record<string, number> = {}, url = base): RestStack {
   return createRestStack({
     keys,
-    spotBaseUrl: base,
-    hftBaseUrl: base,
+    spotBaseUrl: url,
+    hftBaseUrl: url,
     http: { connections: 2, keepWarmMs: 0, fastPath, ...extra },
     presign: false,
     clock: false,
   });
 }
 
+/** Listens on a free loopback port; the base URL. */
+async function listenLocal(srv: Server): Promise<string> {
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
+  return `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+}
+
 beforeAll(async () => {
   server = createServer(onConnection);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  base = await listenLocal(server);
   fast = stackOf(true);
   general = stackOf(false);
   await Promise.all([fast.start(), general.start()]);
@@ -317,16 +322,7 @@ describe("connections", () => {
       sock.setTimeout(150, () => sock.destroy());
       onConnection(sock);
     });
-    await new Promise<void>((r) => closing.listen(0, "127.0.0.1", () => r()));
-    const url = `http://127.0.0.1:${(closing.address() as { port: number }).port}`;
-    const s = createRestStack({
-      keys,
-      spotBaseUrl: url,
-      hftBaseUrl: url,
-      http: { connections: 2, keepWarmMs: 40, fastPath: true },
-      presign: false,
-      clock: false,
-    });
+    const s = stackOf(true, { keepWarmMs: 40 }, await listenLocal(closing));
     try {
       await s.start();
       await new Promise((r) => setTimeout(r, 500));
@@ -357,16 +353,7 @@ describe("connections", () => {
         setTimeout(() => c.write(ok(V5_OK).raw), 150);
       }),
     );
-    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", () => r()));
-    const url = `http://127.0.0.1:${(slow.address() as { port: number }).port}`;
-    const s = createRestStack({
-      keys,
-      spotBaseUrl: url,
-      hftBaseUrl: url,
-      http: { connections: 2, keepWarmMs: 0, fastPath: true },
-      presign: false,
-      clock: false,
-    });
+    const s = stackOf(true, {}, await listenLocal(slow));
     try {
       await s.start();
       arrived.length = 0;
