@@ -49,7 +49,7 @@ export interface PollerDeps {
   /** Fill rows (their own applier: a fill's print is its id, not the order's state). */
   fillApplier: VenueIngest;
   /** Targeted queries for live orders that left the open list. */
-  resolver: Pick<Resolver, "isBusy" | "resolveOne">;
+  resolver: Pick<Resolver, "leavesAlone" | "resolveOne">;
   limiter: RateLimiter | undefined;
   /** The module's shared counters (`polls`). */
   stats: SyncStats;
@@ -249,8 +249,8 @@ export class VenuePoller {
     for (const o of store.liveSet()) {
       if (budget <= 0) break;
       if (o.surface !== surface.kind || seen.has(o.clientId) || o.exchangeId === "") continue;
-      // Its own request still outstanding: the resolver would not ask (and must not use up the budget).
-      if (o.requestsOut > 0 || this.d.resolver.isBusy(o.clientId)) continue;
+      // The resolver would not ask now (busy with it, or its own request outstanding): no budget used.
+      if (this.d.resolver.leavesAlone(o)) continue;
       budget--;
       jobs.push(this.d.resolver.resolveOne(o));
     }

@@ -141,6 +141,14 @@ export class Resolver {
     return at !== undefined && nowNs - at < this.escalatedRetryNs;
   }
 
+  /**
+   * The resolver would not ask about this order now: it is busy with it (above), or a request of the
+   * order's own is still outstanding at the HTTP layer (see resolveOne).
+   */
+  leavesAlone(o: Order, nowNs: number = monoNs()): boolean {
+    return o.requestsOut > 0 || this.isBusy(o.clientId, nowNs);
+  }
+
   /** A reconciliation (start-up, reconnect) is new evidence: escalated orders are asked again now. */
   retryEscalated(): void {
     for (const id of this.escalated.keys()) this.escalated.set(id, Number.NEGATIVE_INFINITY);

@@ -268,8 +268,7 @@ export class VenueSync implements VenueFeed {
       // timeout, which hands it to the resolver): not asked about meanwhile.
       const todo = [...this.engine.store.liveSet()].filter(
         (o) =>
-          !r.isBusy(o.clientId) &&
-          o.requestsOut === 0 &&
+          !r.leavesAlone(o) &&
           (o.status === Status.PendingNew || o.status === Status.Unknown || r.isReplayed(o.clientId)),
       );
       if (todo.length === 0) break;
