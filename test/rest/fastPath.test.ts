@@ -2,15 +2,15 @@
  * The fast HTTP path for order requests (src/rest/fast/): the venue receives the same bytes as from
  * the general (undici) client for every create, cancel and amend of Spot, HFT and Futures; answers
  * the minimal reader does not expect (chunked, a 5xx HTML page, a reset mid-answer, no answer) have
- * the general client's outcome; the sockets are kept warm; a burst wider than the sockets goes out on
- * the general client too, never behind a request sent after it. Against a raw TCP server on 127.0.0.1
+ * the general client's outcome; the sockets are kept warm; a burst wider than the sockets waits in the
+ * fast path's FIFO and goes out oldest first. Against a raw TCP server on 127.0.0.1
  * that records every request's bytes and answers as each test asks.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import type { AnswerSink, PreparedRequest } from "../../src/rest/client.js";
-import { OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
+import { NetworkError, OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
 import { scanV5Ack } from "../../src/venue/hft/ackText.js";
 import { prepareHftAmend } from "../../src/venue/hft/amend.js";
 import { makeGrid } from "../../src/venue/orderFields.js";
@@ -336,23 +336,25 @@ describe("connections", () => {
     }
   });
 
-  it("a burst wider than the fast sockets: no order waits unwritten while a later query goes out", async () => {
-    // The venue holds every order request 150 ms and answers a GET at once. The resolver's query
-    // about an order (a GET on the general client) must never reach the venue before that order
-    // does: its "not found" would be taken for the venue's word and the order re-sent, or an amend
-    // told not applied and then applied.
-    const arrived: string[] = [];
-    const slow = createServer((sock) =>
+  it("a burst wider than the fast sockets waits in their FIFO: each order written once, in the order sent", async () => {
+    // The venue holds every order request 150 ms. Two fast sockets carry eight orders: six wait in
+    // the fast path's FIFO and go out oldest first as sockets free up; none goes to the general client
+    // (its connections see only the GET sent after the burst, which overtakes the waiting orders: the
+    // resolver asks nothing about an order while its request waits, see test/e2e/outstanding.test.ts).
+    const arrived: { what: string; sock: number }[] = [];
+    const socks = new Map<Socket, number>();
+    const slow = createServer((sock) => {
+      socks.set(sock, socks.size);
       onConnection(sock, (c, req) => {
         if (req.startsWith("GET ")) {
-          arrived.push("query");
+          arrived.push({ what: "query", sock: socks.get(sock)! });
           answer(c, req);
           return;
         }
-        arrived.push(/"orderLinkId":"([^"]+)"/.exec(req)?.[1] ?? "?");
+        arrived.push({ what: /"orderLinkId":"([^"]+)"/.exec(req)?.[1] ?? "?", sock: socks.get(sock)! });
         setTimeout(() => c.write(ok(V5_OK).raw), 150);
-      }),
-    );
+      });
+    });
     const s = stackOf(true, {}, await listenLocal(slow));
     try {
       await s.start();
@@ -376,19 +378,41 @@ describe("connections", () => {
           ),
         ),
       );
-      // Sent after the whole burst, as the resolver's query is.
       const query = s.client.spotTime();
       const rs = await Promise.all(burst);
       await query;
       expect(rs.every((r) => r.ok)).toBe(true);
-      // Every order reached the venue once, all of them before the query.
-      expect(arrived).toHaveLength(9);
-      expect(arrived.at(-1)).toBe("query");
-      expect(arrived.slice(0, 8).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `burst-${i}`));
+      const orders = arrived.filter((a) => a.what !== "query");
+      // Once each, oldest first, all on the fast path's two sockets.
+      expect(orders.map((a) => a.what)).toEqual(Array.from({ length: 8 }, (_, i) => `burst-${i}`));
+      const fastSocks = new Set(orders.map((a) => a.sock));
+      expect(fastSocks.size).toBe(2);
+      const q = arrived.find((a) => a.what === "query")!;
+      expect(fastSocks.has(q.sock)).toBe(false);
     } finally {
       await s.stop();
       await new Promise<void>((r) => slow.close(() => r()));
     }
+  });
+
+  it("orders waiting in the FIFO when the connections close fail as not sent", async () => {
+    const held = createServer((sock) => onConnection(sock, () => {}));
+    const s = stackOf(true, { headersTimeoutMs: 300 }, await listenLocal(held));
+    await s.start();
+    const burst = Array.from({ length: 4 }, () => send(s, ORDERS[2]![1](s)));
+    await new Promise((r) => setTimeout(r, 20));
+    const stopping = s.stop();
+    const rs = await Promise.all(burst);
+    await stopping;
+    await new Promise<void>((r) => held.close(() => r()));
+    // Two written (unknown outcome after the headers timeout), two never written (not sent).
+    expect(rs.every((r) => !r.ok)).toBe(true);
+    expect(rs.filter((r) => r.value instanceof OutcomeUnknownError)).toHaveLength(2);
+    const notSent = rs.filter((r) => r.value instanceof NetworkError);
+    expect(notSent.map((r) => (r.value as NetworkError).cause_code)).toEqual([
+      "HFTGATE_NOT_SENT",
+      "HFTGATE_NOT_SENT",
+    ]);
   });
 
   it("with no socket open, an order goes out on the general client, once", async () => {

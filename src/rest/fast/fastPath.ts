@@ -1,7 +1,8 @@
 /**
  * The fast HTTP path for order requests (create, cancel, amend): the endpoints a venue names go out on
- * the fast path's own sockets (fast/origin.ts) in the caller's turn, or on the general client when no
- * fast socket is free (never held back here); everything else stays on the general (undici) client.
+ * the fast path's own sockets (fast/origin.ts) in the caller's turn, or wait there in one FIFO when all
+ * are busy (on the general client when none is connected); everything else stays on the general
+ * (undici) client.
  * The answer is read with the general client's rules (parseResponse, the 401 clock question) and
  * delivered on the next tick like the general client's, so a sink sees the same outcome whichever path
  * carried the request. A 2xx answer a venue's scanner recognises as plainly successful is taken from
@@ -154,7 +155,7 @@ export class FastPath {
   ) {
     for (const id of spec.endpoints) this.fast.add(id);
     this.scanners = spec.scanners ?? {};
-    // No fast socket free: the general client sends it (not sent here; see fast/origin.ts).
+    // No fast socket connected or connecting: the general client sends it (not sent here).
     const fallback = (j: FastJob) => (j as FastRequest).fail(new Error("not sent"), false);
     for (const origin of new Set([spotOrigin, hftOrigin]))
       this.origins.set(origin, new FastOrigin(origin, o, fallback));
@@ -209,7 +210,7 @@ export class FastPath {
     return failed;
   }
 
-  /** Resolves once the requests in flight are answered or have failed. */
+  /** Resolves once the requests in flight are answered or have failed; waiting ones fail unsent. */
   async close(): Promise<void> {
     await Promise.all(this.byOrigin.map((o) => o.close()));
   }

@@ -4,11 +4,12 @@
  * template per endpoint (request line, host and the fixed headers) with the signature, epoch, length
  * and body written in place.
  *
- * No queue of its own: a request that finds no socket connected and free goes to the general client
- * unsent, at once. A request waiting here would be overtaken by the general client's later requests
- * (the resolver's query about that very order), and its answer deadline, counted from the send, would
- * run out before it was written; on the general client it waits in the connection set's one FIFO,
- * ahead of every request sent after it, and the fast sockets and undici's carry a burst together.
+ * One FIFO when every socket is busy: the first socket to finish (or to connect) takes the oldest
+ * waiting request, so a slow answer never holds up a request another socket could send (the rule of
+ * rest/clientSet.ts). A request that waits here is still the order's request outstanding: the engine
+ * counts it from the hand-over (`Order.requestsOut`), and the resolver asks nothing about an order
+ * while it is, so a later query on the general client cannot overtake it to a wrong conclusion. When no
+ * socket is connected or connecting, a request goes to the general client unsent instead.
  *
  * Failures keep the general client's meaning: a timeout, a reset or a short read after the request
  * was written is an unknown outcome (never re-sent). The socket is dropped after anything it cannot read.
@@ -65,6 +66,8 @@ function codeError(code: string, message: string): Error {
 
 export class FastOrigin {
   private readonly conns: Conn[] = [];
+  private readonly fifo: (FastJob | undefined)[] = [];
+  private fifoHead = 0;
   private inFlight = 0;
   private closed = false;
   private readonly prefixes = new Map<EndpointId, Buffer>();
@@ -91,9 +94,9 @@ export class FastOrigin {
     return this.conns.length;
   }
 
-  /** Nothing in flight. */
+  /** Nothing in flight and nothing waiting. */
   get idle(): boolean {
-    return this.inFlight === 0;
+    return this.inFlight === 0 && this.fifoHead === this.fifo.length;
   }
 
   /** Connects every socket; resolves with the number that failed. */
@@ -102,23 +105,31 @@ export class FastOrigin {
     return r.filter((ok) => !ok).length;
   }
 
-  /** Writes on a free connected socket now; otherwise the general client sends it (see the head). */
+  /** Writes on a free connected socket now, or queues behind the requests already waiting. */
   dispatch(job: FastJob): void {
     if (this.closed) {
       job.fail(codeError("HFTGATE_NOT_SENT", "connections closed; request not sent"), false);
       return;
     }
-    const cs = this.conns;
-    for (let i = 0; i < cs.length; i++) {
-      const c = cs[i]!;
-      if (c.state === S_READY && c.job === undefined) {
-        this.write(c, job);
-        return;
+    let live = this.fifoHead !== this.fifo.length;
+    if (!live) {
+      const cs = this.conns;
+      for (let i = 0; i < cs.length; i++) {
+        const c = cs[i]!;
+        if (c.state === S_READY) {
+          if (c.job === undefined) {
+            this.write(c, job);
+            return;
+          }
+          live = true;
+        } else if (c.state === S_CONNECTING) live = true;
       }
     }
-    // Sockets the venue closed reopen in the background, for the requests after this one.
+    // Sockets the venue closed reopen now and take the oldest waiting request when connected.
     this.reopen();
-    this.fallback(job);
+    if (live) this.fifo.push(job);
+    // No socket can take it soon: the general client sends it.
+    else this.fallback(job);
   }
 
   /** One request on socket `i` when it is connected and free (the keep-warm GETs). */
@@ -137,11 +148,13 @@ export class FastOrigin {
   }
 
   /**
-   * Stops taking requests and resolves once the requests in flight are answered or have failed (their
-   * timeouts still run), like undici's close.
+   * Stops taking requests (waiting ones fail as not sent, as the connection set's do) and resolves once
+   * the requests in flight are answered or have failed (their timeouts still run), like undici's close.
    */
   close(): Promise<void> {
     this.closed = true;
+    for (const j of this.takeWaiting())
+      j.fail(codeError("HFTGATE_NOT_SENT", "connections closed; request not sent"), false);
     return new Promise<void>((resolve) => {
       this.closedAll = resolve;
       this.settleClose();
@@ -261,11 +274,34 @@ export class FastOrigin {
     const retryAfter = r.retryAfter;
     const body = r.body();
     if (r.close) this.drop(c, undefined);
+    else this.next(c);
     job.complete(status, retryAfter, body);
     this.settleClose();
   }
 
-  /** Closes the socket; the request in flight on it (written) fails with `err`. */
+  /** The oldest waiting request goes out on `c`, free and connected. */
+  private next(c: Conn): void {
+    if (this.fifoHead === this.fifo.length || c.state !== S_READY || c.job !== undefined) return;
+    const j = this.fifo[this.fifoHead]!;
+    this.fifo[this.fifoHead++] = undefined;
+    if (this.fifoHead === this.fifo.length) {
+      this.fifo.length = 0;
+      this.fifoHead = 0;
+    }
+    this.write(c, j);
+  }
+
+  private takeWaiting(): FastJob[] {
+    const waiting = this.fifo.slice(this.fifoHead) as FastJob[];
+    this.fifo.length = 0;
+    this.fifoHead = 0;
+    return waiting;
+  }
+
+  /**
+   * Closes the socket; the request in flight on it (written) fails with `err`. When no socket is left
+   * connected or connecting, the waiting requests go to the general client unsent.
+   */
   private drop(c: Conn, err: Error | undefined): void {
     const job = c.job;
     c.job = undefined;
@@ -287,6 +323,8 @@ export class FastOrigin {
     // The venue closed an idle socket (its keep-alive timeout): reopen it now, as undici would on
     // the next request, unless it had just opened (a venue refusing to keep it gets no loop).
     if (job === undefined && c.openedAt > 0 && Date.now() - c.openedAt > REOPEN_AFTER_MS) void this.open(c);
+    else if (this.conns.every((x) => x.state === S_DEAD))
+      for (const j of this.takeWaiting()) this.fallback(j);
   }
 
   private sweep(): void {
@@ -358,6 +396,7 @@ export class FastOrigin {
         s.on("close", () => {
           if (c.sock === s) this.drop(c, codeError("UND_ERR_SOCKET", "other side closed"));
         });
+        this.next(c);
         resolve(true);
       });
     });
