@@ -311,7 +311,7 @@ const TABLE = [
     path: "http.fastPath",
     type: bool,
     def: true,
-    doc: "order requests (create, cancel, amend) written straight to the fast path's own keep-alive sockets from a template, their answers read by a minimal reader (anything unusual falls back to the general reading or is an unknown outcome, as on undici); an order request that finds every fast socket busy goes to undici at once; false sends them all on undici like every other request",
+    doc: "order requests (create, cancel, amend) written straight to the fast path's own keep-alive sockets from a template, their answers read by a minimal reader (anything unusual falls back to the general reading or is an unknown outcome, as on undici); an order request that finds every fast socket busy waits for the first free one, oldest first (undici only when none is connected); false sends them all on undici like every other request",
   },
   // streams and reconciliation
   { path: "streams.enabled", type: bool, def: true, doc: "consume the Spot order and balance streams" },
