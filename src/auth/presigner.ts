@@ -21,7 +21,10 @@ export interface PresignerOptions {
   horizonMs?: number;
   /** Refill timer period (ms). Default 20. */
   refillMs?: number;
-  /** Signatures for epochs older than now - graceMs are dropped. Default 20. */
+  /**
+   * Signatures for epochs older than the grid point in use (now floored to the step) minus graceMs are
+   * dropped. Default 20.
+   */
   graceMs?: number;
   /** Worker threads (prefixes are shared out among them). Default 1. */
   threads?: number;
@@ -180,7 +183,8 @@ export class Presigner {
       const job: PresignJob = {
         runs,
         sweepRings,
-        oldest: now - this.graceMs,
+        // The grid point in use is up to step - 1 ms behind the clock: never swept while in use.
+        oldest: now - (now % step) - this.graceMs,
         sweep: this.refillMs * 2 + this.batch * step,
         step,
         id: this.nextJob++,
@@ -213,7 +217,8 @@ export class Presigner {
   held(prefixId: number): number {
     const ring = this.rings[prefixId];
     if (ring === undefined) return 0;
-    const oldest = this.clockMs() - this.graceMs;
+    const now = this.clockMs();
+    const oldest = now - (now % this.step) - this.graceMs;
     let n = 0;
     const epochs = ring.reader.epochs;
     for (let i = 0; i < epochs.length; i++) if (epochs[i]! >= oldest) n++;

@@ -199,6 +199,31 @@ describe("RequestSigner", () => {
     expect(p.get(0, 4_000_085)).toBe(signer.signHex("POST/v5/order/create4000085"));
   });
 
+  it("with a step longer than the grace, the grid point in use survives every refill", async () => {
+    let t = 5_000_000;
+    const epochs = new EpochSource({ now: () => t, stepMs: 50 });
+    const p = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
+      clockMs: () => epochs.clockMs(),
+      stepMs: epochs.stepMs,
+      horizonMs: 200,
+      refillMs: 1000,
+      graceMs: 20,
+    });
+    running = p;
+    await p.start();
+    const rs = new RequestSigner(signer, epochs, p);
+    // Through two grid points, a refill at every 10 ms: the epoch in use is up to 49 ms old.
+    for (; t < 5_000_100; t += 10) {
+      await p.refill();
+      const s = { ...rs.signFor("POST", "/v5/order/create", 0) };
+      expect(Number(s.epoch)).toBe(t - (t % 50));
+      expect(s.signature).toBe(signer.signHex(`POST/v5/order/create${s.epoch}`));
+    }
+    expect(rs.inline).toBe(0);
+    expect(p.misses).toBe(0);
+  });
+
   it("a miss falls back to inline signing (correct, only slower)", () => {
     const epochs = new EpochSource({ now: () => 42 });
     const rs = new RequestSigner(signer, epochs);
