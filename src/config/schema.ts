@@ -227,8 +227,8 @@ const TABLE = [
   {
     path: "signing.epochStepMs",
     type: int(1, 1_000),
-    def: 5,
-    doc: "`clock` policy: the epoch is the corrected clock floored to this many ms (0-4 ms behind it at 5), so the pre-signer signs 1/step of the epochs; the venue allows seconds of drift [assumed: it checks the window and the signature, not that epochs differ]; 1 = the exact ms",
+    def: 50,
+    doc: "`clock` policy: the epoch is the corrected clock floored to this many ms (0-49 ms behind it at 50), so the pre-signer signs 1/step of the epochs; the venue allows seconds of drift [assumed: it checks the window and the signature, not that epochs differ]; 1 = the exact ms",
   },
   {
     path: "signing.uniqueMaxAheadMs",

@@ -50,7 +50,7 @@ export interface RestStackOptions {
   http?: HttpOptions;
   epochPolicy?: EpochPolicy;
   maxAheadMs?: number;
-  /** `clock` policy: epochs are multiples of this many ms (default 5, as `signing.epochStepMs`). */
+  /** `clock` policy: epochs are multiples of this many ms (default 50, as `signing.epochStepMs`). */
   epochStepMs?: number;
   signerKind?: "native" | "pure-js";
   /** false disables pre-signing (every request signs inline). */
@@ -77,7 +77,7 @@ export function createRestStack(o: RestStackOptions): RestStack {
   const epochs = new EpochSource({
     policy: o.epochPolicy ?? "clock",
     maxAheadMs: o.maxAheadMs ?? 50,
-    stepMs: o.epochStepMs ?? 5,
+    stepMs: o.epochStepMs ?? 50,
     offset: () => clock?.offsetMs ?? 0,
   });
   const hot = hotPrefixes(o.pathOverrides);
