@@ -25,7 +25,7 @@ export interface Assumption {
 export const ASSUMPTIONS: readonly Assumption[] = [
   {
     id: "clock-drift",
-    fact: "`X-AUTH-EPOCH` is the current time in ms; the venue accepts an epoch within 60 s of its clock (5 s recommended, 5–60 s accepted) and checks HFT like Spot (its docs disagree); epochs floored to 5 ms are inside that window.",
+    fact: "`X-AUTH-EPOCH` is the current time in ms; the venue accepts an epoch within 60 s of its clock (5 s recommended, 5–60 s accepted) and checks HFT like Spot (its docs disagree); epochs floored to 50 ms (`signing.epochStepMs`) are inside that window.",
     knobs: ["clock.warnMs", "clock.refuseMs", "signing.epochPolicy", "signing.epochStepMs"],
     verify: "offset and round trip measured; keep the host on NTP",
     marks: [/drift|epoch|header as the current time|seconds of drift|the window/i],
