@@ -54,6 +54,11 @@ export interface ClockOptions {
    * further than this from the venue's time as the re-sync measures it. Default 5,000.
    */
   windowMs?: number;
+  /**
+   * The epoch grid (ms; `signing.epochStepMs`): a signed epoch is the clock floored to it, so the
+   * request was signed up to step - 1 ms after the moment its epoch names. Default 1.
+   */
+  epochStepMs?: number;
   /** While signing is refused: first re-sync after this long (ms), doubling per round. Default 250. */
   recheckMs?: number;
   /** While signing is refused: the longest wait between re-syncs (ms). Default 1,000. */
@@ -106,6 +111,7 @@ export class ClockSync implements ClockGate {
       warnMs: 5_000,
       refuseMs: 60_000,
       windowMs: 5_000,
+      epochStepMs: 1,
       recheckMs: 250,
       recheckMaxMs: 1_000,
       onWarn: (message: string) => process.emitWarning(message, "ClockWarning"),
@@ -227,11 +233,13 @@ export class ClockSync implements ClockGate {
     // The offset the request was signed with, as seen from now (its latency included).
     const signedOffset = epochMs === undefined ? this.offsetMs : epochMs - at;
     const last = this.last;
+    // The last sample answers only if it was taken after the latest moment the request can have been
+    // signed (its epoch floored to the grid names up to step - 1 ms before that moment).
     if (
       this.state !== "checking" &&
       epochMs !== undefined &&
       last !== undefined &&
-      last.at - last.rttMs >= epochMs - this.offsetMs
+      last.at - last.rttMs >= epochMs + this.opts.epochStepMs - 1 - this.offsetMs
     ) {
       return Promise.resolve(this.blamed(this.outside(last, signedOffset)));
     }

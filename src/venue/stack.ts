@@ -103,7 +103,8 @@ export function createRestStack(o: RestStackOptions): RestStack {
     // A 401 holds signing and re-syncs the clock; without a clock there is nothing to ask.
     onUnauthorized: (epochMs) => clock?.unauthorized(epochMs).catch(() => true) ?? Promise.resolve(false),
   });
-  if (o.clock !== false) clock = new ClockSync({ ...o.clock, serverTime: () => client.spotTime() });
+  if (o.clock !== false)
+    clock = new ClockSync({ epochStepMs: epochs.stepMs, ...o.clock, serverTime: () => client.spotTime() });
   return {
     client,
     signer,

@@ -176,6 +176,24 @@ describe("ClockSync: a venue 401 on the epoch window", () => {
     expect(await c.unauthorized(newEpoch)).toBe(false);
   });
 
+  it("on an epoch grid, a 401 for a request signed after the latest sample re-syncs, though its epoch is older", async () => {
+    const v = new FakeVenue();
+    const { c } = clock(v, { epochStepMs: 50 });
+    v.local += 20;
+    await c.sync();
+    // Signed 10 ms after the sample, its epoch floored to the 50 ms grid: it names a moment before
+    // the sample. The venue's clock has jumped meanwhile; only a fresh sample can say so.
+    v.local += 10;
+    v.skew = 90_000;
+    const floored = v.epoch(c.offsetMs) - (v.epoch(c.offsetMs) % 50);
+    expect(floored).toBeLessThan(c.last!.at - c.last!.rttMs);
+    v.local += 3;
+    const calls0 = v.calls;
+    expect(await c.unauthorized(floored)).toBe(true);
+    expect(v.calls - calls0).toBe(3);
+    expect(c.state).toBe("refuse");
+  });
+
   it("soft drift: a 401 whose re-sync measures a plausible offset resumes at once with corrected epochs", async () => {
     const v = new FakeVenue();
     const { c, states } = clock(v);
