@@ -79,12 +79,15 @@ export class CommandDispatch {
       this.out.sendError(l, "NotLoggedOn", m.type, recvNs);
       return;
     }
+    // The frames a command produces go out after it, with the venue request (if any) already sent.
+    this.out.holdFrames();
     // The one guard at the engine boundary: an engine bug must not take the gateway (or other sessions) down.
     try {
       this.dispatch(l, s, m, recvNs);
     } catch (err) {
       this.engineFault(l, s, m, err, recvNs);
     }
+    this.out.releaseFrames();
   }
 
   private engineFault(l: Link, s: Session, m: C2GMessage, err: unknown, recvNs: number): void {

@@ -47,6 +47,9 @@ export class Outbound {
   readonly md: MarketDataFanout<Link>;
   private readonly turnLinks: Link[] = [];
   private turnScheduled = false;
+  /** A strategy's command is being handled: sequenced frames wait for its end (holdFrames). */
+  private holding = false;
+  private readonly heldByCommand: Link[] = [];
   private readonly endTurnCb = (): void => this.endTurn();
 
   constructor(
@@ -178,6 +181,11 @@ export class Outbound {
   transmit(l: Link, frame: Uint8Array): void {
     if (l.closed) return;
     l.lastSendMs = Date.now();
+    if (this.holding && l.session !== undefined) {
+      if (this.heldByCommand.indexOf(l) < 0) this.heldByCommand.push(l);
+      this.hold(l, frame);
+      return;
+    }
     if (l.heldLens.length > 0 || (l.sentTurn && !l.conn.corked())) {
       this.hold(l, frame);
       return;
@@ -234,6 +242,25 @@ export class Outbound {
       this.stats.journalHeldCloses++;
       this.drop(l, "slow-consumer", CLOSE.JournalHeld, "journal cannot write: resume later", true);
     }
+  }
+
+  /**
+   * From here until releaseFrames, sequenced frames are held (a strategy command is being handled).
+   * A cancel's or an amend's PendingCancel / PendingReplace update then reaches the journal in the same
+   * write as the venue request, which leaves first; the frames follow in one batch once the journal
+   * holds them (journal before socket and the frames' order are unchanged).
+   */
+  holdFrames(): void {
+    this.holding = true;
+  }
+
+  /** The command was handled: the frames it produced go out (or wait for the journal) in order. */
+  releaseFrames(): void {
+    this.holding = false;
+    const links = this.heldByCommand;
+    if (links.length === 0) return;
+    for (let i = 0; i < links.length; i++) this.release(links[i]!);
+    links.length = 0;
   }
 
   private endTurn(): void {
