@@ -199,11 +199,12 @@ export class RestClient {
 
   /**
    * Opens `prewarm` keep-alive connections per origin with concurrent unsigned GETs, then keeps them
-   * warm (see `keepWarmMs`). Returns the pre-warm failures.
+   * warm (see `keepWarmMs`), and connects the fast path's sockets. Returns the connections that failed
+   * (pre-warm GETs and fast sockets: their order requests go out on undici until they reopen).
    */
   async start(): Promise<number> {
-    const failed = await this.warmRound(this.prewarmN, false);
-    if (this.fast !== undefined) await this.fast.start();
+    let failed = await this.warmRound(this.prewarmN, false);
+    if (this.fast !== undefined) failed += await this.fast.start();
     if (this.keepWarmMs > 0 && this.warmTimer === undefined) {
       this.warmTimer = setInterval(() => void this.warmRound(this.connections, true), this.keepWarmMs);
       this.warmTimer.unref();

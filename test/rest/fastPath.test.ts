@@ -415,6 +415,19 @@ describe("connections", () => {
     ]);
   });
 
+  it("fast sockets that cannot connect at start are counted with the pre-warm failures", async () => {
+    // A port nothing listens on: no pre-warm GET (prewarm 0), so every failure counted is a fast socket.
+    const gone = createServer();
+    const url = await listenLocal(gone);
+    await new Promise<void>((r) => gone.close(() => r()));
+    const s = stackOf(true, { prewarm: 0, connectTimeoutMs: 500 }, url);
+    try {
+      expect(await s.client.start()).toBe(2);
+    } finally {
+      await s.stop();
+    }
+  });
+
   it("with no socket open, an order goes out on the general client, once", async () => {
     const s = stackOf(true);
     await s.start();
