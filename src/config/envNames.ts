@@ -20,6 +20,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "the venue's REST base URL for the demo's market prices",
   },
   { name: "HFTGATE_BENCH_PROFILE", readBy: "bench", doc: "directory for CPU profiles of the gateway" },
+  {
+    name: "HFTGATE_BENCH_GATEWAY_NODE_ARGS",
+    readBy: "bench",
+    doc: "Node flags for the bench's gateway process only (space-separated; diagnosis)",
+  },
   { name: "HFTGATE_BENCH_OVERRIDES", readBy: "bench", doc: "JSON knob overrides for A/B runs" },
   { name: "HFTGATE_BENCH_E2E", readBy: "bench", doc: "runs only the end-to-end configurations matching it" },
   { name: "HFTGATE_BENCH_SIZES", readBy: "bench", doc: "JSON phase sizes (smaller runs for diagnosis)" },
