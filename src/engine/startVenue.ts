@@ -117,7 +117,11 @@ export async function startRest(
   const rest = createRest(config, v.keys, v.spotBase, v.hftBase, log);
   cleanups.push(() => rest.stop());
   const failedWarm = await rest.client.start();
-  if (failedWarm > 0) log.warn({ failed: failedWarm }, "some keep-alive connections could not be opened at start (they reopen on use)");
+  if (failedWarm > 0)
+    log.warn(
+      { failed: failedWarm },
+      "some keep-alive connections could not be opened at start (they reopen on use)",
+    );
   try {
     await rest.clock?.start();
   } catch (err) {
