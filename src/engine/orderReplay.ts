@@ -187,7 +187,7 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
           if (unknown) store.createUnknown(id);
           else if (r.status >= 200 && r.status < 300) {
             const s = surfaces[o.surface];
-            const answer = s.parseCreate(parsed(r.body));
+            const answer = s.parseCreate(answerPayload(r.body, r.raw));
             if (answer.exchangeId !== "") {
               store.ackCreate(id, answer.exchangeId);
               // An answer that is the order record (Spot, Futures): what it says (an immediate fill) was delivered.
@@ -209,7 +209,7 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
           );
           if (!unknown && r.status < 300) {
             const s = surfaces[o.surface];
-            const rec = s.parseCancel(parsed(r.body));
+            const rec = s.parseCancel(answerPayload(r.body, r.raw));
             if (rec !== undefined) applyRecord(o, s, rec);
           }
         }
@@ -259,6 +259,19 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
 }
 
 /** A journaled body as JSON; undefined when absent or not JSON (an answer without an order id). */
+/**
+ * A 2xx answer's payload as the REST client handed it to the order path: a raw body (the venue's
+ * text) is read through its envelope as `parseResponse` reads it (v5 `result` when `retCode` is 0,
+ * Spot and Futures `data`); an older record's body is that payload already.
+ */
+export function answerPayload(body: string | undefined, raw: number | undefined): unknown {
+  const json = parsed(body);
+  if (raw !== 1 || json === null || typeof json !== "object") return json;
+  const o = json as Record<string, unknown>;
+  if (typeof o.retCode === "number") return o.retCode === 0 ? o.result : undefined;
+  return "data" in o ? o.data : o;
+}
+
 function parsed(body: string | undefined): unknown {
   if (!body) return undefined;
   try {

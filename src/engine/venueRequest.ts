@@ -99,13 +99,13 @@ export class VenueRequest implements AnswerSink<Order> {
     this.d.client.sendTo(req, this, o, now);
   }
 
-  answered(o: Order, res: unknown, sentNs: number): void {
+  answered(o: Order, res: unknown, sentNs: number, text?: string): void {
     if (o.requestsOut > 0) o.requestsOut--;
     const d = this.d;
     if (d.run.dead) return;
     const now = monoNs();
     const rtt = now - sentNs;
-    recordAnswer(d.limiter, d.journal, o, this.path.op, this.cls(o), res, rtt);
+    recordAnswer(d.limiter, d.journal, o, this.path.op, this.cls(o), res, rtt, text);
     this.path.answered(o, res, rtt, now);
   }
 
@@ -137,7 +137,8 @@ export class VenueRequest implements AnswerSink<Order> {
 
 /**
  * A create, cancel or amend the venue answered with 200: the limiter learns the outcome and the journal
- * records the answer (with its round trip) before the caller applies it.
+ * records the answer (with its round trip) before the caller applies it: the venue's text as it arrived
+ * when there is one (`raw`), else the parsed payload as JSON.
  */
 export function recordAnswer(
   limiter: RateLimiter | undefined,
@@ -147,14 +148,17 @@ export function recordAnswer(
   cls: LimitClass,
   res: unknown,
   rttNs: number,
+  text?: string,
 ): void {
   limiter?.reportOutcome(cls, 200);
+  const raw = text !== undefined && text !== "";
   journal?.response({
     clientId: o.clientId,
     op,
     status: 200,
     latencyUs: Math.round(rttNs / 1000),
-    body: JSON.stringify(res),
+    body: raw ? text : JSON.stringify(res),
+    raw: raw ? 1 : undefined,
   });
 }
 

@@ -41,6 +41,9 @@ export const SCHEMA: Readonly<Record<RecordKind, readonly (readonly [string, Fie
     ["status", "n"],
     ["latencyUs", "n"],
     ["body", "s"],
+    // 1: `body` is the venue's answer as it arrived (its envelope included); absent: the parsed
+    // payload as JSON (older journals, and answers with no text to keep).
+    ["raw", "n"],
   ],
   /** A stream or poll event from the exchange. */
   evt: [
@@ -119,6 +122,8 @@ export interface ResponseInput {
   status: number;
   latencyUs?: number;
   body?: string;
+  /** 1 when `body` is the venue's answer text as received (see SCHEMA.res). */
+  raw?: number;
 }
 export interface EventInput {
   source: string;

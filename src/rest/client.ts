@@ -97,7 +97,8 @@ export interface PreparedRequest {
  */
 export interface AnswerSink<C> {
   /** 2xx: the unwrapped payload (`data` on Spot, `result` on v5). */
-  answered(ctx: C, res: unknown, stamp: number): void;
+  /** `text`: the 2xx answer's body as received (journaled as it is). */
+  answered(ctx: C, res: unknown, stamp: number, text: string): void;
   /** A typed RestError (or a transport error mapped to one). */
   failed(ctx: C, err: unknown, stamp: number): void;
 }
@@ -383,6 +384,8 @@ class Collector implements SetHandler {
   /** The outcome: the payload when `ok`, else the error. Only the first one is delivered. */
   ok = false;
   outcome: unknown = undefined;
+  /** The answer's body text (kept for the journal). */
+  text = "";
   private settled = false;
 
   constructor(
@@ -419,6 +422,7 @@ class Collector implements SetHandler {
     this.settled = true;
     const buf = this.rest !== undefined ? Buffer.concat(this.rest) : this.first;
     const text = buf === undefined ? "" : buf.toString("utf8");
+    this.text = text;
     try {
       this.outcome = parseResponse(
         this.ep,
@@ -448,7 +452,7 @@ class Collector implements SetHandler {
 }
 
 function deliver(c: Collector): void {
-  if (c.ok) c.sink.answered(c.ctx, c.outcome, c.stamp);
+  if (c.ok) c.sink.answered(c.ctx, c.outcome, c.stamp, c.text);
   else c.sink.failed(c.ctx, c.outcome, c.stamp);
 }
 

@@ -54,7 +54,7 @@ describe("requests outstanding at the HTTP layer", () => {
     const { vr, sent, seen, order } = rig();
     vr.send(order);
     expect(order.requestsOut).toBe(1);
-    sent[0]!.sink.answered(order, {}, sent[0]!.stamp);
+    sent[0]!.sink.answered(order, {}, sent[0]!.stamp, "{}");
     expect(order.requestsOut).toBe(0);
     vr.send(order);
     vr.send(order); // two at once (e.g. a same-id resend behind an unanswered create)

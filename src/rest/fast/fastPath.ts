@@ -24,7 +24,7 @@ interface PreparedRequest {
 
 /** Where an outcome goes (client.ts's AnswerSink). */
 interface AnswerSink<C> {
-  answered(ctx: C, res: unknown, stamp: number): void;
+  answered(ctx: C, res: unknown, stamp: number, text: string): void;
   failed(ctx: C, err: unknown, stamp: number): void;
 }
 
@@ -52,6 +52,8 @@ export interface GeneralPath {
 class FastRequest implements FastJob {
   ok = false;
   outcome: unknown = undefined;
+  /** The answer's body text (kept for the journal). */
+  text = "";
   private settled = false;
   readonly ep: Endpoint;
   readonly path: string;
@@ -75,6 +77,7 @@ class FastRequest implements FastJob {
     if (this.settled) return;
     this.settled = true;
     const text = body.toString("utf8");
+    this.text = text;
     const fp = this.fp;
     if (status >= 200 && status < 300) {
       const scan = fp.scanners[this.ep.id];
@@ -116,7 +119,7 @@ class FastRequest implements FastJob {
 }
 
 function deliver(r: FastRequest): void {
-  if (r.ok) r.sink.answered(r.ctx, r.outcome, r.stamp);
+  if (r.ok) r.sink.answered(r.ctx, r.outcome, r.stamp, r.text);
   else r.sink.failed(r.ctx, r.outcome, r.stamp);
 }
 
