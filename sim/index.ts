@@ -13,7 +13,7 @@ export {
   NatsEndpoint,
   type NatsEndpointCounters,
 } from "./nats/endpoint.js";
-export { findNatsServer, freePort, NatsServer } from "./nats/server.js";
+export { findNatsServer, freePort, NatsExitError, NatsServer } from "./nats/server.js";
 export {
   type SimNatsMode,
   type SimNatsSetup,

@@ -41,6 +41,11 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** nats-server ended before it said it was ready. */
+export class NatsExitError extends Error {
+  override readonly name = "NatsExitError";
+}
+
 export interface NatsServerOptions {
   users: NatsUser[];
   bin?: string;
@@ -67,6 +72,7 @@ export class NatsServer implements NatsBackend {
   private reloads = 0;
   private reloadWaiters: Array<{ n: number; resolve: () => void }> = [];
   private readyWaiter: (() => void) | undefined;
+  private readonly lastLines: string[] = [];
 
   private constructor(private readonly o: NatsServerOptions) {
     this.dir = mkdtempSync(join(tmpdir(), "hftgate-nats-"));
@@ -75,12 +81,22 @@ export class NatsServer implements NatsBackend {
 
   static async start(o: NatsServerOptions): Promise<NatsServer> {
     const stale = o.pidFile !== undefined ? await stopStaleNats(o.pidFile) : undefined;
-    const s = new NatsServer(o);
-    s.stale = stale;
-    s.wsPort = o.wsPort ?? (await freePort());
-    s.port = o.port ?? (await freePort());
-    await s.spawn();
-    return s;
+    const chosen = o.port === undefined && o.wsPort === undefined;
+    for (let attempt = 1; ; attempt++) {
+      const s = new NatsServer(o);
+      s.stale = stale;
+      s.wsPort = o.wsPort ?? (await freePort());
+      s.port = o.port ?? (await freePort());
+      while (o.port === undefined && s.port === s.wsPort) s.port = await freePort();
+      try {
+        await s.spawn();
+        return s;
+      } catch (err) {
+        rmSync(s.dir, { recursive: true, force: true });
+        // A port found free can be taken before nats-server binds it: new ports, a few times.
+        if (!chosen || attempt >= 3 || !(err instanceof NatsExitError)) throw err;
+      }
+    }
   }
 
   get wsUrl(): string {
@@ -165,13 +181,22 @@ export class NatsServer implements NatsBackend {
       }
     });
     const exited = new Promise<never>((_, reject) =>
-      p.once("exit", (code) => reject(new Error(`nats-server exited (${code}) before it was ready`))),
+      p.once("exit", (code) =>
+        reject(
+          new NatsExitError(
+            `nats-server exited (${code}) before it was ready: ${this.lastLines.join(" | ")}`,
+          ),
+        ),
+      ),
     );
     await withTimeout(Promise.race([ready, exited]), this.o.startTimeoutMs ?? 10_000, "nats-server start");
     if (this.o.pidFile !== undefined && p.pid !== undefined) writeNatsPidFile(this.o.pidFile, p.pid, file);
   }
 
   private onLine(line: string): void {
+    // The last few lines, for the error when it exits before it is ready (a port taken, a bad config).
+    this.lastLines.push(line);
+    if (this.lastLines.length > 4) this.lastLines.shift();
     if (line.includes("Server is ready")) {
       this.readyWaiter?.();
       this.readyWaiter = undefined;
