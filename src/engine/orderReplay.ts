@@ -8,6 +8,7 @@
  * (restart.ts), before anything is re-sent.
  */
 import type { Logger } from "pino";
+import type { Surface } from "../domain/types.js";
 import {
   type JournalConsumer,
   type JournalRecord,
@@ -16,6 +17,7 @@ import {
 } from "../journal/index.js";
 import { monoNs, type Order, TERMINAL } from "../orders/index.js";
 import { Ev } from "../orders/status.js";
+import { envelopePayload } from "../rest/client.js";
 import { parseDec, stepsOf } from "../util/decimal.js";
 import { readerOfTag } from "../venue/ingest.js";
 import type { RecordNormalizer, Surfaces } from "../venue/surface.js";
@@ -187,7 +189,7 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
           if (unknown) store.createUnknown(id);
           else if (r.status >= 200 && r.status < 300) {
             const s = surfaces[o.surface];
-            const answer = s.parseCreate(answerPayload(r.body, r.raw));
+            const answer = s.parseCreate(answerPayload(r.body, r.raw, o.surface));
             if (answer.exchangeId !== "") {
               store.ackCreate(id, answer.exchangeId);
               // An answer that is the order record (Spot, Futures): what it says (an immediate fill) was delivered.
@@ -209,7 +211,7 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
           );
           if (!unknown && r.status < 300) {
             const s = surfaces[o.surface];
-            const rec = s.parseCancel(answerPayload(r.body, r.raw));
+            const rec = s.parseCancel(answerPayload(r.body, r.raw, o.surface));
             if (rec !== undefined) applyRecord(o, s, rec);
           }
         }
@@ -258,20 +260,20 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
   return { add: apply, finish };
 }
 
-/** A journaled body as JSON; undefined when absent or not JSON (an answer without an order id). */
 /**
  * A 2xx answer's payload as the REST client handed it to the order path: a raw body (the venue's
- * text) is read through its envelope as `parseResponse` reads it (v5 `result` when `retCode` is 0,
- * Spot and Futures `data`); an older record's body is that payload already.
+ * text) is read through its envelope as the client reads it (`envelopePayload`; a v5 answer only when
+ * `retCode` is 0); an older record's body is that payload already.
  */
-export function answerPayload(body: string | undefined, raw: number | undefined): unknown {
+export function answerPayload(body: string | undefined, raw: number | undefined, surface: Surface): unknown {
   const json = parsed(body);
   if (raw !== 1 || json === null || typeof json !== "object") return json;
   const o = json as Record<string, unknown>;
-  if (typeof o.retCode === "number") return o.retCode === 0 ? o.result : undefined;
-  return "data" in o ? o.data : o;
+  if (surface === "hft" && o.retCode !== 0) return undefined;
+  return envelopePayload(o, surface === "hft");
 }
 
+/** A journaled body as JSON; undefined when absent or not JSON (an answer without an order id). */
 function parsed(body: string | undefined): unknown {
   if (!body) return undefined;
   try {

@@ -495,6 +495,15 @@ function findRetryAfter(raw: Buffer[]): string | undefined {
  * Parses a response per surface and maps failures to the typed hierarchy; `rateLimitCodes` are the
  * envelope codes that mean "rate limited" (RestClientOptions).
  */
+/**
+ * The payload of a successful answer's envelope: v5 `result`; Spot and Futures `{data}`, where a few
+ * endpoints (time, ping) answer bare objects. Journal replay reads raw answers with it too.
+ */
+export function envelopePayload(o: Record<string, unknown>, hft: boolean): unknown {
+  if (hft) return o.result;
+  return "data" in o ? o.data : o;
+}
+
 export function parseResponse(
   ep: Endpoint,
   status: number,
@@ -517,10 +526,8 @@ export function parseResponse(
       if (o.retCode !== 0)
         throw envelopeError(ep, status, o.retCode, String(o.retMsg ?? ""), retryAfter, rateLimitCodes);
       if (ep.envelopeTime === true) return { ...(o.result as object), time: o.time };
-      return o.result;
     }
-    // Spot: `{data}`; a few endpoints (time, ping) answer bare objects.
-    return "data" in o ? o.data : o;
+    return envelopePayload(o, ep.surface === "hft");
   }
   const msg = errorText(json, text);
   const code =

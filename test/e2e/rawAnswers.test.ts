@@ -41,8 +41,8 @@ describe("the venue's answers in the journal", () => {
       expect("retCode" in body || "data" in body).toBe(true);
     }
     const [hftAnswer, spotAnswer] = answers as { body?: string; raw?: number }[];
-    expect((answerPayload(hftAnswer!.body, 1) as { orderId: string }).orderId).toBe(hftId);
-    expect((answerPayload(spotAnswer!.body, 1) as { order_id: string }).order_id).toBe(spotId);
+    expect((answerPayload(hftAnswer!.body, 1, "hft") as { orderId: string }).orderId).toBe(hftId);
+    expect((answerPayload(spotAnswer!.body, 1, "spot") as { order_id: string }).order_id).toBe(spotId);
     await c1.close();
     await h1.stop("restart");
 
@@ -61,19 +61,19 @@ describe("the venue's answers in the journal", () => {
 describe("answerPayload", () => {
   it("reads a raw answer through its envelope, and an older record's body as it is", () => {
     const v5 = '{"retCode":0,"retMsg":"OK","result":{"orderId":"o-1","orderLinkId":"c-1"},"time":1}';
-    expect(answerPayload(v5, 1)).toEqual({ orderId: "o-1", orderLinkId: "c-1" });
-    expect(answerPayload('{"retCode":10001,"retMsg":"bad","result":{}}', 1)).toBeUndefined();
-    expect(answerPayload('{"data":{"order_id":"s-1","status":"OPEN"}}', 1)).toEqual({
+    expect(answerPayload(v5, 1, "hft")).toEqual({ orderId: "o-1", orderLinkId: "c-1" });
+    expect(answerPayload('{"retCode":10001,"retMsg":"bad","result":{}}', 1, "hft")).toBeUndefined();
+    expect(answerPayload('{"data":{"order_id":"s-1","status":"OPEN"}}', 1, "spot")).toEqual({
       order_id: "s-1",
       status: "OPEN",
     });
     // Older journals: the parsed payload, whatever its keys.
-    expect(answerPayload('{"orderId":"o-1","orderLinkId":"c-1"}', undefined)).toEqual({
+    expect(answerPayload('{"orderId":"o-1","orderLinkId":"c-1"}', undefined, "hft")).toEqual({
       orderId: "o-1",
       orderLinkId: "c-1",
     });
-    expect(answerPayload('{"data":1}', undefined)).toEqual({ data: 1 });
-    expect(answerPayload("not json", 1)).toBeUndefined();
-    expect(answerPayload(undefined, 1)).toBeUndefined();
+    expect(answerPayload('{"data":1}', undefined, "spot")).toEqual({ data: 1 });
+    expect(answerPayload("not json", 1, "hft")).toBeUndefined();
+    expect(answerPayload(undefined, 1, "spot")).toBeUndefined();
   });
 });
