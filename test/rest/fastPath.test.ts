@@ -122,6 +122,24 @@ afterAll(async () => {
 const BTC = makeGrid("0.1", "0.001");
 const SPOT = makeGrid("1", "0.00001");
 
+/** A linear BTCUSDT limit buy with client id `link`. */
+function hftCreate(s: RestStack, link: string): PreparedRequest {
+  return s.client.prepareHftCreate(
+    {
+      category: "linear",
+      symbol: "BTCUSDT",
+      side: "buy",
+      orderType: "limit",
+      qty: "0.005",
+      price: "1000.0",
+      positionIdx: 0,
+      timeInForce: "GTC",
+      orderLinkId: link,
+    },
+    BTC,
+  );
+}
+
 /** The order requests of every venue, prepared once and sent through both paths. */
 const ORDERS: [string, (s: RestStack) => PreparedRequest][] = [
   [
@@ -140,24 +158,7 @@ const ORDERS: [string, (s: RestStack) => PreparedRequest][] = [
       ),
   ],
   ["Spot cancel", (s) => s.client.prepareSpotCancel("s-1")],
-  [
-    "HFT create",
-    (s) =>
-      s.client.prepareHftCreate(
-        {
-          category: "linear",
-          symbol: "BTCUSDT",
-          side: "buy",
-          orderType: "limit",
-          qty: "0.005",
-          price: "1000.0",
-          positionIdx: 0,
-          timeInForce: "GTC",
-          orderLinkId: "link-1",
-        },
-        BTC,
-      ),
-  ],
+  ["HFT create", (s) => hftCreate(s, "link-1")],
   [
     "HFT cancel",
     (s) => s.client.prepareHftCancel({ category: "linear", symbol: "BTCUSDT", orderId: "v5-1" }),
@@ -359,25 +360,7 @@ describe("connections", () => {
     try {
       await s.start();
       arrived.length = 0;
-      const burst = Array.from({ length: 8 }, (_, i) =>
-        send(
-          s,
-          s.client.prepareHftCreate(
-            {
-              category: "linear",
-              symbol: "BTCUSDT",
-              side: "buy",
-              orderType: "limit",
-              qty: "0.005",
-              price: "1000.0",
-              positionIdx: 0,
-              timeInForce: "GTC",
-              orderLinkId: `burst-${i}`,
-            },
-            BTC,
-          ),
-        ),
-      );
+      const burst = Array.from({ length: 8 }, (_, i) => send(s, hftCreate(s, `burst-${i}`)));
       const query = s.client.spotTime();
       const rs = await Promise.all(burst);
       await query;
