@@ -183,8 +183,7 @@ export class Presigner {
       const job: PresignJob = {
         runs,
         sweepRings,
-        // The grid point in use is up to step - 1 ms behind the clock: never swept while in use.
-        oldest: now - (now % step) - this.graceMs,
+        oldest: this.oldestKept(now),
         sweep: this.refillMs * 2 + this.batch * step,
         step,
         id: this.nextJob++,
@@ -213,12 +212,19 @@ export class Presigner {
     return Promise.all(jobs).then(() => undefined);
   }
 
+  /**
+   * The oldest epoch kept at clock `now`: the grace counts from the grid point in use, which is up to
+   * step - 1 ms behind the clock, so it is never swept while in use.
+   */
+  private oldestKept(now: number): number {
+    return now - (now % this.step) - this.graceMs;
+  }
+
   /** How many valid signatures a prefix holds for epochs >= now - grace (for tests and metrics). */
   held(prefixId: number): number {
     const ring = this.rings[prefixId];
     if (ring === undefined) return 0;
-    const now = this.clockMs();
-    const oldest = now - (now % this.step) - this.graceMs;
+    const oldest = this.oldestKept(this.clockMs());
     let n = 0;
     const epochs = ring.reader.epochs;
     for (let i = 0; i < epochs.length; i++) if (epochs[i]! >= oldest) n++;
