@@ -143,6 +143,20 @@ export function targetRows(runs: Json[]): TargetRow[] {
     placement: place(one),
     load_average_1m: loadOf(one),
   });
+  // The same comparison with the gateway driven by the bare forwarders' own driver: on one vCPU the
+  // strategy's CPU per frame is in the round trip, and this takes GatewayClient's cost out of it.
+  const s50 = n(one, "vs_bare_sync_same_driver.p50");
+  const s99 = n(one, "vs_bare_sync_same_driver.p99");
+  rows.push({
+    target: "strategy → ack vs bareSync, the same strategy-side driver for both",
+    figure: `${lat(one, "same_driver.sequential.total")}; bareSync ${bare(one, "sync")}`,
+    p50_ratio: s50,
+    p99_ratio: s99,
+    goal: "p50 ≤ 1.3× (moonshot 1.1×), p99 ≤ 1.5× bareSync",
+    met: both(atMost(s50, 1.3), atMost(s99, 1.5)),
+    placement: place(one),
+    load_average_1m: loadOf(one),
+  });
   const o50 = n(off, "vs_bare_off.p50");
   const o99 = n(off, "vs_bare_off.p99");
   rows.push({
@@ -175,6 +189,18 @@ export function targetRows(runs: Json[]): TargetRow[] {
     p99_ratio: bc99,
     goal: "p50 ≤ 1.3×, p99 ≤ 1.5× bareSync",
     met: both(atMost(bc50, 1.3), atMost(bc99, 1.5)),
+    placement: place(one),
+    load_average_1m: loadOf(one),
+  });
+  const sc50 = n(one, "vs_bare_sync_same_driver.cancel_p50");
+  const sc99 = n(one, "vs_bare_sync_same_driver.cancel_p99");
+  rows.push({
+    target: "cancel round trip vs bareSync's, the same strategy-side driver for both",
+    figure: `${lat(one, "same_driver.cancel_round_trip")}; bareSync ${lat(one, "bare.sync.cancel_round_trip")}`,
+    p50_ratio: sc50,
+    p99_ratio: sc99,
+    goal: "p50 ≤ 1.3×, p99 ≤ 1.5× bareSync",
+    met: both(atMost(sc50, 1.3), atMost(sc99, 1.5)),
     placement: place(one),
     load_average_1m: loadOf(one),
   });

@@ -5,7 +5,8 @@
  *
  * Commands: connect, wsBlock, orderBlock, cancelBlock, windowed, windowedCancels, loadStart, loadStop,
  * reference, results; bareConnect, bareBlock, bareCancelBlock, bareWindowed, bareResults for the bare
- * forwarder floors (procs/bare.ts), one driver per variant. Ready info: { pid }.
+ * forwarder floors (procs/bare.ts), one driver per variant; bareConnectGateway drives the gateway with
+ * that same driver. Ready info: { pid }.
  */
 import { loadKeyPair } from "../../../src/auth/keys.js";
 import { GatewayClient } from "../../../src/client/client.js";
@@ -159,6 +160,17 @@ serveChild(
     },
     async bareConnect(a) {
       const driver = await BareDriver.open(a.port as number, a.tpl as OrderTemplate);
+      bares.set(a.key as string, { driver, legs: new LegHistograms(), cancel: newHistogram() });
+      return null;
+    },
+    /** The gateway driven like a bare forwarder (same driver code), as its own session, under `key`. */
+    async bareConnectGateway(a) {
+      const driver = await BareDriver.openGateway(
+        a.url as string,
+        { token: a.token as string, sessionName: a.session as string },
+        a.tpl as OrderTemplate,
+        a.spotTpl as OrderTemplate,
+      );
       bares.set(a.key as string, { driver, legs: new LegHistograms(), cancel: newHistogram() });
       return null;
     },
