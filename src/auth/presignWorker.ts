@@ -85,9 +85,12 @@ function write(ringIdx: number, epoch: number, value: Buffer | undefined): void 
 }
 
 export default function presign(job: PresignJob): PresignDone {
+  // Only grid epochs (multiples of `step`) are ever signed, so only their slots can hold stale ones.
+  const step = job.step;
+  const firstStale = Math.ceil((job.oldest - job.sweep) / step) * step;
   for (const k of job.sweepRings) {
     const r = rings[k]!;
-    for (let e = job.oldest - job.sweep; e < job.oldest; e++) {
+    for (let e = firstStale; e < job.oldest; e += step) {
       const i = e & r.mask;
       const held = r.epochs[i]!;
       if (held !== -1 && held < job.oldest) write(k, e, undefined);

@@ -224,6 +224,29 @@ describe("RequestSigner", () => {
     expect(p.misses).toBe(0);
   });
 
+  it("with an epoch step, signatures older than the grace are swept by the next refill", async () => {
+    let t = 6_000_010;
+    const epochs = new EpochSource({ now: () => t, stepMs: 50 });
+    const p = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
+      clockMs: () => epochs.clockMs(),
+      stepMs: epochs.stepMs,
+      horizonMs: 200,
+      refillMs: 1000,
+      graceMs: 20,
+    });
+    running = p;
+    await p.start();
+    const old = signer.signHex("POST/v5/order/create6000050");
+    expect(p.get(0, 6_000_050)).toBe(old);
+    // 300 ms on: 6_000_000 .. 6_000_250 are behind the grid point in use (6_000_300) minus the grace.
+    t = 6_000_310;
+    await p.refill();
+    for (let e = 6_000_000; e <= 6_000_250; e += 50) expect(p.get(0, e)).toBeUndefined();
+    expect(p.get(0, 6_000_300)).toBe(signer.signHex("POST/v5/order/create6000300"));
+    expect(p.held(0)).toBe(p.held(1));
+  });
+
   it("a miss falls back to inline signing (correct, only slower)", () => {
     const epochs = new EpochSource({ now: () => 42 });
     const rs = new RequestSigner(signer, epochs);
