@@ -165,8 +165,11 @@ export class Journal {
   private failWaiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The turn's scheduled flush (setImmediate), while pending. */
+  private immediate: NodeJS.Immediate | undefined;
   private readonly flushCb = () => {
     this.scheduled = false;
+    this.immediate = undefined;
     this.flushNow();
   };
   private readonly outScratch: OutboundInput = { session: "", frame: new Uint8Array(0) };
@@ -247,7 +250,10 @@ export class Journal {
    */
   flushSync(): boolean {
     if (this.failed !== undefined) return false;
-    if (this.seq > this.writtenSeq && !this.writing && this.opts.writeMode !== "async") this.flushNow();
+    if (this.seq > this.writtenSeq && !this.writing && this.opts.writeMode !== "async") {
+      this.flushNow();
+      this.dropIdleFlush();
+    }
     return (this.fsync === "every" ? this.syncedSeq : this.writtenSeq) >= this.seq;
   }
 
@@ -308,7 +314,7 @@ export class Journal {
     this.stats.records++;
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(this.flushCb);
+      this.immediate = setImmediate(this.flushCb);
     }
     return seq;
   }
@@ -493,8 +499,19 @@ export class Journal {
     // More was appended while an async write was out: write it now rather than wait for the next append.
     if (this.seq > this.writtenSeq && !this.scheduled && !this.writing) {
       this.scheduled = true;
-      setImmediate(this.flushCb);
+      this.immediate = setImmediate(this.flushCb);
     }
+  }
+
+  /**
+   * Everything appended is with the kernel: the turn's scheduled flush would find nothing to write, and
+   * a pending immediate costs the event loop one more iteration (a zero-timeout poll) per turn.
+   */
+  private dropIdleFlush(): void {
+    if (this.immediate === undefined || this.writtenSeq < this.seq || this.writing) return;
+    clearImmediate(this.immediate);
+    this.immediate = undefined;
+    this.scheduled = false;
   }
 
   private syncWanted(): boolean {
