@@ -34,6 +34,7 @@ export const serialFiles = [
   "test/sim/auth.test.ts",
   "test/sim/market.test.ts",
   "test/bench/runner.test.ts",
+  "test/bench/bareDriver.test.ts",
 ];
 
 export const serialGlobs = [...serialDirs.map((d) => `${d}**/*.test.ts`), ...serialFiles];
