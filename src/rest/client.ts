@@ -492,10 +492,6 @@ function findRetryAfter(raw: Buffer[]): string | undefined {
 // ---------- response parsing and error mapping ----------
 
 /**
- * Parses a response per surface and maps failures to the typed hierarchy; `rateLimitCodes` are the
- * envelope codes that mean "rate limited" (RestClientOptions).
- */
-/**
  * The payload of a successful answer's envelope: v5 `result`; Spot and Futures `{data}`, where a few
  * endpoints (time, ping) answer bare objects. Journal replay reads raw answers with it too.
  */
@@ -504,6 +500,10 @@ export function envelopePayload(o: Record<string, unknown>, hft: boolean): unkno
   return "data" in o ? o.data : o;
 }
 
+/**
+ * Parses a response per surface and maps failures to the typed hierarchy; `rateLimitCodes` are the
+ * envelope codes that mean "rate limited" (RestClientOptions).
+ */
 export function parseResponse(
   ep: Endpoint,
   status: number,
