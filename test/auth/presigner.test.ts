@@ -20,6 +20,25 @@ afterEach(async () => {
   running = undefined;
 });
 
+/**
+ * A started pre-signer on the 50 ms epoch grid (horizon 200 ms, grace 20 ms), refilled only when a test
+ * calls refill(), on the clock `now`.
+ */
+async function gridPresigner(now: () => number): Promise<{ epochs: EpochSource; p: Presigner }> {
+  const epochs = new EpochSource({ now, stepMs: 50 });
+  const p = new Presigner(keys, {
+    prefixes: HOT_PREFIXES,
+    clockMs: () => epochs.clockMs(),
+    stepMs: epochs.stepMs,
+    horizonMs: 200,
+    refillMs: 1000,
+    graceMs: 20,
+  });
+  running = p;
+  await p.start();
+  return { epochs, p };
+}
+
 describe("Presigner", () => {
   it("fills the horizon with signatures identical to inline signing", async () => {
     const base = 1719905777483;
@@ -201,17 +220,7 @@ describe("RequestSigner", () => {
 
   it("with a step longer than the grace, the grid point in use survives every refill", async () => {
     let t = 5_000_000;
-    const epochs = new EpochSource({ now: () => t, stepMs: 50 });
-    const p = new Presigner(keys, {
-      prefixes: HOT_PREFIXES,
-      clockMs: () => epochs.clockMs(),
-      stepMs: epochs.stepMs,
-      horizonMs: 200,
-      refillMs: 1000,
-      graceMs: 20,
-    });
-    running = p;
-    await p.start();
+    const { epochs, p } = await gridPresigner(() => t);
     const rs = new RequestSigner(signer, epochs, p);
     // Through two grid points, a refill at every 10 ms: the epoch in use is up to 49 ms old.
     for (; t < 5_000_100; t += 10) {
@@ -226,17 +235,7 @@ describe("RequestSigner", () => {
 
   it("with an epoch step, signatures older than the grace are swept by the next refill", async () => {
     let t = 6_000_010;
-    const epochs = new EpochSource({ now: () => t, stepMs: 50 });
-    const p = new Presigner(keys, {
-      prefixes: HOT_PREFIXES,
-      clockMs: () => epochs.clockMs(),
-      stepMs: epochs.stepMs,
-      horizonMs: 200,
-      refillMs: 1000,
-      graceMs: 20,
-    });
-    running = p;
-    await p.start();
+    const { p } = await gridPresigner(() => t);
     const old = signer.signHex("POST/v5/order/create6000050");
     expect(p.get(0, 6_000_050)).toBe(old);
     // 300 ms on: 6_000_000 .. 6_000_250 are behind the grid point in use (6_000_300) minus the grace.
