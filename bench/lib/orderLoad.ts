@@ -89,6 +89,14 @@ export class OrderDriver {
     this.onAnswer?.(b.clOrdNo);
   }
 
+  /** Places one order and resolves with its clOrdNo once it is answered (Ack, Reject or OutcomeUnknown). */
+  private placeOne(tpl: OrderTemplate): Promise<number> {
+    return new Promise<number>((done) => {
+      this.onAnswer = done;
+      this.place(tpl);
+    });
+  }
+
   private place(t: OrderTemplate = this.tpl): number {
     return this.client.placeOrder({
       instrumentId: t.instrumentId,
@@ -101,10 +109,7 @@ export class OrderDriver {
   /** `n` orders one after another; each waits for its answer. Records into `h` when given. */
   async sequential(n: number, h?: LegHistograms, tpl: OrderTemplate = this.tpl): Promise<void> {
     for (let i = 0; i < n; i++) {
-      const no = await new Promise<number>((done) => {
-        this.onAnswer = done;
-        this.place(tpl);
-      });
+      const no = await this.placeOne(tpl);
       if (h) {
         const t = this.client.trace(no)!;
         recordNs(h.total, t.answerNs - t.sendNs);
@@ -162,10 +167,7 @@ export class OrderDriver {
     for (let i = 0; i < n; i++) {
       // Placed and awaited without a histogram of its own: one per order (native memory, freed by the
       // GC later) made the strategy's collector part of the timed cancels.
-      const no = await new Promise<number>((done) => {
-        this.onAnswer = done;
-        this.place(tpl);
-      });
+      const no = await this.placeOne(tpl);
       this.onAnswer = undefined;
       if (this.client.trace(no)?.answer !== "Ack")
         throw new Error(`order to cancel was not acked (${this.answers.firstReject})`);
