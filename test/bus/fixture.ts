@@ -7,12 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
+import pino from "pino";
 import { findNatsServer, type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import { inboxOf, type NatsUserEntry, roles } from "../../src/bus/permissions.js";
 import { GatewayClient, natsTransport } from "../../src/client/index.js";
 import { type EngineHandle, startEngine } from "../../src/index.js";
-import { silent, testConfig } from "../e2e/harness.js";
+import { testConfig } from "../e2e/harness.js";
 import { NatsCluster } from "./natsCluster.js";
 
 export const natsMissing = findNatsServer() === undefined;
@@ -51,7 +52,24 @@ export interface BusWorld {
   keys: Record<string, { secretKey: string; apiKey: string }>;
   /** Starts (or restarts) the gateway of `account` on the bus. */
   gateway(account: string, extra?: Record<string, unknown>): Promise<EngineHandle>;
+  /** The gateways' last warnings and errors (for a failed wait's message). */
+  warnings(): string[];
   stop(): Promise<void>;
+}
+
+/** Keeps the last warnings of the bus tests' gateways in memory: shown only when a wait fails. */
+function warningTail(max = 40): { logger: pino.Logger; lines: string[] } {
+  const lines: string[] = [];
+  const logger = pino(
+    { level: "warn" },
+    {
+      write(s: string) {
+        lines.push(s.trimEnd());
+        if (lines.length > max) lines.shift();
+      },
+    },
+  );
+  return { logger, lines };
 }
 
 export async function busWorld(size: 1 | 3, accounts: readonly string[]): Promise<BusWorld> {
@@ -63,6 +81,7 @@ export async function busWorld(size: 1 | 3, accounts: readonly string[]): Promis
   });
   const dir = mkdtempSync(join(tmpdir(), "hftgate-busw-"));
   const handles: EngineHandle[] = [];
+  const tail = warningTail();
   return {
     cluster,
     sim,
@@ -88,12 +107,13 @@ export async function busWorld(size: 1 | 3, accounts: readonly string[]): Promis
           },
           adir,
         ),
-        { logger: silent },
+        { logger: tail.logger },
       );
       handles.push(h);
       if (!(await h.bus!.whenUp(10_000))) throw new Error(`gateway ${account}: bus not up`);
       return h;
     },
+    warnings: () => [...tail.lines],
     async stop() {
       for (const h of handles) await h.stop("test").catch(() => {});
       await sim.stop();

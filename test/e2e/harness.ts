@@ -124,10 +124,16 @@ export function recorder(c: GatewayClient): { name: string; body: Record<string,
   return log;
 }
 
-export async function until(cond: () => boolean, ms = 3000, what = "condition"): Promise<void> {
+/** Polls `cond` every 10 ms; `what` names it in the timeout error (a function: read at the timeout). */
+export async function until(
+  cond: () => boolean,
+  ms = 3000,
+  what: string | (() => string) = "condition",
+): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > end) throw new Error(`timeout waiting for ${what}`);
+    if (Date.now() > end)
+      throw new Error(`timeout waiting for ${typeof what === "function" ? what() : what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
