@@ -240,10 +240,15 @@ const TABLE = [
   {
     path: "signing.presignHorizonMs",
     type: int(10, 10_000),
-    def: 200,
-    doc: "how far ahead signatures are prepared",
+    def: 600,
+    doc: "how far ahead signatures are prepared; keep it well above the refill interval (two refills of slack at the defaults)",
   },
-  { path: "signing.presignRefillMs", type: int(1, 10_000), def: 50, doc: "pre-signer refill interval" },
+  {
+    path: "signing.presignRefillMs",
+    type: int(1, 10_000),
+    def: 200,
+    doc: "pre-signer refill interval; each refill is one task for the worker whatever it signs, so a longer one costs the event loop less (at a 50 ms epoch step a refill signs 4 epochs per prefix)",
+  },
   { path: "signing.presignWorkers", type: int(1, 16), def: 1, doc: "pre-signer worker threads" },
   {
     path: "signing.presignNice",

@@ -8,6 +8,7 @@ import { RequestSigner } from "../../src/auth/requestSigner.js";
 import { signedMessage } from "../../src/auth/signedMessage.js";
 import { nativeSigner } from "../../src/auth/signer.js";
 import { ClockError } from "../../src/clock/clockSync.js";
+import { loadConfig } from "../../src/config/load.js";
 import { HOT_PREFIXES } from "../../src/venue/stack.js";
 
 const SECRET = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
@@ -231,6 +232,37 @@ describe("RequestSigner", () => {
     }
     expect(rs.inline).toBe(0);
     expect(p.misses).toBe(0);
+  });
+
+  it("at the configured defaults every request between refills hits, even with a refill a whole period late", async () => {
+    const { signing } = loadConfig({ env: {} });
+    let t = 7_000_013;
+    const epochs = new EpochSource({ now: () => t, stepMs: signing.epochStepMs });
+    const p = new Presigner(keys, {
+      prefixes: HOT_PREFIXES,
+      clockMs: () => epochs.clockMs(),
+      stepMs: epochs.stepMs,
+      horizonMs: signing.presignHorizonMs,
+      refillMs: signing.presignRefillMs,
+      idleMs: signing.presignIdleMs,
+    });
+    running = p;
+    await p.start();
+    const rs = new RequestSigner(signer, epochs, p);
+    // Refills by hand (the timer's period is the default): each period one refill, every second one
+    // skipped, and a request every 7 ms of the clock in between.
+    const end = t + 10 * signing.presignRefillMs;
+    for (let k = 0; t < end; k++) {
+      if (k % 2 === 0) await p.refill();
+      const until = t + signing.presignRefillMs;
+      for (; t < until; t += 7) {
+        const s = { ...rs.signFor("POST", "/v5/order/create", 0) };
+        expect(s.signature).toBe(signer.signHex(`POST/v5/order/create${s.epoch}`));
+      }
+    }
+    expect(rs.inline).toBe(0);
+    expect(p.misses).toBe(0);
+    expect(p.hits).toBeGreaterThan(250);
   });
 
   it("with an epoch step, signatures older than the grace are swept by the next refill", async () => {
