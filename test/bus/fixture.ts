@@ -7,13 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
-import pino from "pino";
 import { findNatsServer, type SimHandle, startSimulator } from "../../sim/index.js";
 import { generateKeyHex } from "../../src/auth/keygen.js";
 import { inboxOf, type NatsUserEntry, roles } from "../../src/bus/permissions.js";
 import { GatewayClient, natsTransport } from "../../src/client/index.js";
 import { type EngineHandle, startEngine } from "../../src/index.js";
-import { testConfig } from "../e2e/harness.js";
+import { captureLogger, testConfig } from "../e2e/harness.js";
 import { NatsCluster } from "./natsCluster.js";
 
 export const natsMissing = findNatsServer() === undefined;
@@ -57,21 +56,6 @@ export interface BusWorld {
   stop(): Promise<void>;
 }
 
-/** Keeps the last warnings of the bus tests' gateways in memory: shown only when a wait fails. */
-function warningTail(max = 40): { logger: pino.Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger = pino(
-    { level: "warn" },
-    {
-      write(s: string) {
-        lines.push(s.trimEnd());
-        if (lines.length > max) lines.shift();
-      },
-    },
-  );
-  return { logger, lines };
-}
-
 export async function busWorld(size: 1 | 3, accounts: readonly string[]): Promise<BusWorld> {
   const cluster = await NatsCluster.start(size, users(accounts));
   const keys = Object.fromEntries(accounts.map((a) => [a, generateKeyHex()]));
@@ -81,7 +65,8 @@ export async function busWorld(size: 1 | 3, accounts: readonly string[]): Promis
   });
   const dir = mkdtempSync(join(tmpdir(), "hftgate-busw-"));
   const handles: EngineHandle[] = [];
-  const tail = warningTail();
+  // The gateways' last warnings, kept in memory: shown only when a wait fails.
+  const tail = captureLogger("warn", 40);
   return {
     cluster,
     sim,

@@ -8,7 +8,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import net from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -19,6 +18,7 @@ import { Gateway } from "../../src/gateway/gateway.js";
 import { StartupError, startEngine } from "../../src/index.js";
 import { decodeG2C, encodeC2G } from "../../src/protocol/codec.js";
 import { CODES, RejectSource, TradingStateValue } from "../../src/protocol/schema.js";
+import { captureLogger } from "../e2e/harness.js";
 import { ROOT } from "./harness/child.js";
 import { ADMIN_TOKEN, type EngineRig, engineConfig, startEngineRig, TOKEN } from "./harness/engineRig.js";
 import { filesUnder, leaks } from "./harness/secrets.js";
@@ -39,17 +39,6 @@ async function rig(
   const r = await startEngineRig(v, overrides, logger ? { logger } : {});
   cleanup.push(() => r.close());
   return [v, r];
-}
-
-function captureLogger(level = "debug"): { logger: pino.Logger; lines: string[] } {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(...String(chunk).split("\n").filter(Boolean));
-      done();
-    },
-  });
-  return { logger: pino({ level }, sink), lines };
 }
 
 /** A stub engine: the gateway's own behaviour is under test. */

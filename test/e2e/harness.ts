@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import pino from "pino";
 import { GatewayClient } from "../../src/client/index.js";
 import { type Config, loadConfig } from "../../src/config/load.js";
@@ -12,6 +13,22 @@ import { type EngineHandle, type StartOptions, startEngine } from "../../src/ind
 import type { Body } from "../../src/protocol/schema.js";
 
 export const silent = pino({ level: "silent" });
+
+/** A pino logger whose JSON lines are kept in memory, one string per line (the last `max` of them). */
+export function captureLogger(
+  level = "debug",
+  max = Number.POSITIVE_INFINITY,
+): { logger: pino.Logger; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split("\n").filter(Boolean));
+      if (lines.length > max) lines.splice(0, lines.length - max);
+      done();
+    },
+  });
+  return { logger: pino({ level }, sink), lines };
+}
 
 export interface Harness {
   h: EngineHandle;

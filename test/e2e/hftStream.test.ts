@@ -9,8 +9,6 @@
  * The nats-server cases are skipped when no binary is installed (CI installs it); the built-in ones
  * always run.
  */
-import { Writable } from "node:stream";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   findNatsServer,
@@ -26,7 +24,7 @@ import type { StreamsFeed } from "../../src/engine/streamsFeed.js";
 import { Liquidity, OrderStatus, Side, Tif } from "../../src/protocol/schema.js";
 import { makeGrid } from "../../src/venue/orderFields.js";
 import { createRestStack, type RestStack } from "../../src/venue/stack.js";
-import { type Harness, next, recorder, startHarness, until } from "./harness.js";
+import { captureLogger, type Harness, next, recorder, startHarness, until } from "./harness.js";
 
 const BIN = findNatsServer();
 const PUBLISHER = { user: "sim-publisher", password: "e2e-publisher-pw-0042" };
@@ -59,13 +57,7 @@ async function setup(kind: NatsBackendKind, overrides: Record<string, unknown>):
       if (u.user !== PUBLISHER.user && !issued.includes(u.password)) issued.push(u.password);
     await srv.setUsers(users);
   };
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(String(chunk));
-      cb();
-    },
-  });
+  const { logger, lines } = captureLogger("info");
   t = await startHarness(
     {
       "streams.pollIntervalMs": 60_000,
@@ -76,7 +68,7 @@ async function setup(kind: NatsBackendKind, overrides: Record<string, unknown>):
     },
     {
       sim: { nats: { ...simNatsOptions(srv, PUBLISHER), authority } },
-      logger: pino({ level: "info" }, sink),
+      logger,
     },
   );
   const kp = generateKeyHex();

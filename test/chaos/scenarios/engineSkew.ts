@@ -6,10 +6,9 @@
  * those creates and everything after get the retryable ClockSkew, nothing more is sent, and trading
  * resumes by itself once the venue's clock is back.
  */
-import { Writable } from "node:stream";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { AmendRejectReason, CancelRejectReason, CODES, RejectSource } from "../../../src/protocol/schema.js";
+import { captureLogger } from "../../e2e/harness.js";
 import { engineTruth } from "../harness/checks.js";
 import { startEngineRig } from "../harness/engineRig.js";
 import { record } from "../harness/results.js";
@@ -21,24 +20,12 @@ const SPOT_CANCEL = "DELETE /trade/api/v2/order";
 const HFT_CANCEL = "POST /v5/order/cancel";
 const HFT_AMEND = "POST /v5/order/amend";
 
-/** A pino logger whose JSON lines are kept in memory. */
-function captureLogger(): { logger: pino.Logger; lines: string[] } {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(...String(chunk).split("\n").filter(Boolean));
-      done();
-    },
-  });
-  return { logger: pino({ level: "info" }, sink), lines };
-}
-
 export function engineSkewScenarios(): void {
   describe("venue clock skew (engine level)", () => {
     it("30 s skew: warning logged, trading continues, truth holds", async () => {
       const v = await startVenue();
       v.faults.setSkew(30_000);
-      const { logger, lines } = captureLogger();
+      const { logger, lines } = captureLogger("info");
       const rig = await startEngineRig(v, {}, { logger });
       try {
         expect(lines.some((l) => /"level":40/.test(l) && /clock offset 3\d{4} ms/.test(l))).toBe(true);
