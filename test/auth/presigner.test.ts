@@ -21,23 +21,32 @@ afterEach(async () => {
   running = undefined;
 });
 
-/**
- * A started pre-signer on the 50 ms epoch grid (horizon 200 ms, grace 20 ms), refilled only when a test
- * calls refill(), on the clock `now`.
- */
-async function gridPresigner(now: () => number): Promise<{ epochs: EpochSource; p: Presigner }> {
-  const epochs = new EpochSource({ now, stepMs: 50 });
+/** A started pre-signer on an epoch grid of `stepMs` and on the clock `now`; the hot prefixes. */
+async function steppedPresigner(
+  now: () => number,
+  o: { stepMs: number; horizonMs: number; refillMs: number; graceMs?: number; idleMs?: number },
+): Promise<{ epochs: EpochSource; p: Presigner }> {
+  const epochs = new EpochSource({ now, stepMs: o.stepMs });
   const p = new Presigner(keys, {
     prefixes: HOT_PREFIXES,
     clockMs: () => epochs.clockMs(),
     stepMs: epochs.stepMs,
-    horizonMs: 200,
-    refillMs: 1000,
-    graceMs: 20,
+    horizonMs: o.horizonMs,
+    refillMs: o.refillMs,
+    graceMs: o.graceMs,
+    idleMs: o.idleMs,
   });
   running = p;
   await p.start();
   return { epochs, p };
+}
+
+/**
+ * A started pre-signer on the 50 ms epoch grid (horizon 200 ms, grace 20 ms), refilled only when a test
+ * calls refill(), on the clock `now`.
+ */
+function gridPresigner(now: () => number): Promise<{ epochs: EpochSource; p: Presigner }> {
+  return steppedPresigner(now, { stepMs: 50, horizonMs: 200, refillMs: 1000, graceMs: 20 });
 }
 
 describe("Presigner", () => {
@@ -192,16 +201,7 @@ describe("RequestSigner", () => {
 
   it("with an epoch step, only grid epochs are signed, and every request hits one", async () => {
     let t = 4_000_002;
-    const epochs = new EpochSource({ now: () => t, stepMs: 5 });
-    const p = new Presigner(keys, {
-      prefixes: HOT_PREFIXES,
-      clockMs: () => epochs.clockMs(),
-      stepMs: epochs.stepMs,
-      horizonMs: 50,
-      refillMs: 1000,
-    });
-    running = p;
-    await p.start();
+    const { epochs, p } = await steppedPresigner(() => t, { stepMs: 5, horizonMs: 50, refillMs: 1000 });
     // 4_000_000 (the grid point in use now) .. 4_000_050: 11 epochs, a tenth of a 1 ms fill's work.
     expect(p.held(0)).toBe(11);
     expect(p.produced).toBe(11 * HOT_PREFIXES.length);
@@ -237,17 +237,12 @@ describe("RequestSigner", () => {
   it("at the configured defaults every request between refills hits, even with a refill a whole period late", async () => {
     const { signing } = loadConfig({ env: {} });
     let t = 7_000_013;
-    const epochs = new EpochSource({ now: () => t, stepMs: signing.epochStepMs });
-    const p = new Presigner(keys, {
-      prefixes: HOT_PREFIXES,
-      clockMs: () => epochs.clockMs(),
-      stepMs: epochs.stepMs,
+    const { epochs, p } = await steppedPresigner(() => t, {
+      stepMs: signing.epochStepMs,
       horizonMs: signing.presignHorizonMs,
       refillMs: signing.presignRefillMs,
       idleMs: signing.presignIdleMs,
     });
-    running = p;
-    await p.start();
     const rs = new RequestSigner(signer, epochs, p);
     // Refills by hand (the timer's period is the default): each period one refill, every second one
     // skipped, and a request every 7 ms of the clock in between.
