@@ -158,7 +158,8 @@ describe.skipIf(natsMissing)("drop copy on a 3-node cluster", () => {
     await until(
       () => events.at(-1)?.dcSeq === gw.bus!.dropCopy!.lastDc,
       30_000,
-      `reader caught up ${events.length} ${events.at(-1)?.dcSeq} ${gw.bus!.dropCopy!.lastDc} ${reading.lastSeq}`,
+      () =>
+        `reader caught up ${events.length} ${events.at(-1)?.dcSeq} ${gw.bus!.dropCopy!.lastDc} ${reading.lastSeq}`,
     );
     checkStream(events, gw.bus!.dropCopy!.lastDc);
     const mine = events.slice(before).filter((e) => e.session === "dc-2");
