@@ -143,7 +143,6 @@ export class Journal {
   private chunkOff = 0;
   private bufs: Buffer[] = [];
   private strs: string[] = [];
-  private scheduled = false;
   /** An asynchronous write (writeMode "async") is in flight: the next batch waits for it. */
   private writing = false;
   /** An fdatasync is in flight; synchronous writes go on meanwhile (the next sync covers them). */
@@ -168,7 +167,6 @@ export class Journal {
   /** The turn's scheduled flush (setImmediate), while pending. */
   private immediate: NodeJS.Immediate | undefined;
   private readonly flushCb = () => {
-    this.scheduled = false;
     this.immediate = undefined;
     this.flushNow();
   };
@@ -312,8 +310,7 @@ export class Journal {
     }
     this.seq = seq;
     this.stats.records++;
-    if (!this.scheduled) {
-      this.scheduled = true;
+    if (this.immediate === undefined) {
       this.immediate = setImmediate(this.flushCb);
     }
     return seq;
@@ -497,8 +494,7 @@ export class Journal {
     if (this.writtenSeq > this.syncedSeq && (this.fsync === "every" || this.syncWanted())) this.doSync();
     this.settle();
     // More was appended while an async write was out: write it now rather than wait for the next append.
-    if (this.seq > this.writtenSeq && !this.scheduled && !this.writing) {
-      this.scheduled = true;
+    if (this.seq > this.writtenSeq && this.immediate === undefined && !this.writing) {
       this.immediate = setImmediate(this.flushCb);
     }
   }
@@ -511,7 +507,6 @@ export class Journal {
     if (this.immediate === undefined || this.writtenSeq < this.seq || this.writing) return;
     clearImmediate(this.immediate);
     this.immediate = undefined;
-    this.scheduled = false;
   }
 
   private syncWanted(): boolean {
