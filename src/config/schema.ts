@@ -374,6 +374,18 @@ const TABLE = [
     def: 90,
     doc: "Spot `expiry_period` sent with every order",
   },
+  {
+    path: "orders.keepFinishedMs",
+    type: int(0, 86_400_000),
+    def: 3_600_000,
+    doc: "a finished order (filled, cancelled, rejected, expired) is forgotten this long after it finished: a Query for it then finds nothing, a Cancel or Amend of it is refused as for an unknown order, and a late venue event about it is dropped (counted as for an unknown order). Bounds the order store over a long run; live orders are never forgotten",
+  },
+  {
+    path: "orders.keepFinishedMax",
+    type: int(0, 10_000_000),
+    def: 100_000,
+    doc: "at most this many finished orders are kept: beyond it the earliest finished are forgotten first, whatever `orders.keepFinishedMs` says",
+  },
   // journal
   {
     path: "journal.enabled",

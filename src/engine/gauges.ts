@@ -47,6 +47,16 @@ export function registerGauges(
   }
   m.gauge("hftgate_orders_live", "Orders not in a terminal state", () => engine.store.liveSet().size);
   m.gauge(
+    "hftgate_orders_finished_kept",
+    "Finished orders still held (Query answers for them); orders.keepFinishedMs and keepFinishedMax bound it",
+    () => engine.store.finishedKept,
+  );
+  m.counter(
+    "hftgate_orders_forgotten_total",
+    "Finished orders forgotten past their keep",
+    () => engine.store.stats.forgotten,
+  );
+  m.gauge(
     "hftgate_orders_unanswered",
     "Orders still waiting for their first answer",
     () => engine.unanswered,

@@ -8,6 +8,7 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/load.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../limits/index.js";
+import { monoNs } from "../protocol/clock.js";
 import { riskFromKnobs } from "../risk/config.js";
 import { RiskGate } from "../risk/riskGate.js";
 import { createLogger, registerSecret } from "../telemetry/logger.js";
@@ -165,7 +166,12 @@ async function boot(
     });
   checkpointer?.start();
   if (checkpointer) cleanups.push(() => checkpointer.stop());
-  const riskTimer = setInterval(() => risk.tick(), 1000);
+  // Once a second: the risk gate's clock, and finished orders forgotten past their keep (memory bound).
+  const keep = config.orders;
+  const riskTimer = setInterval(() => {
+    risk.tick();
+    engine.store.forgetFinished(monoNs() - keep.keepFinishedMs * 1e6, keep.keepFinishedMax);
+  }, 1000);
   riskTimer.unref();
 
   let stopping: Promise<void> | undefined;

@@ -30,9 +30,13 @@ export class OrderIndex {
   readonly live = new Set<Order>();
   /** Live orders that were in PendingNew, Unknown, PendingCancel or PendingReplace when last changed (superset). */
   private readonly unsettled = new Set<Order>();
-  /** Orders in the order they became terminal, from `doneHead` on (pruneTerminal's queue). */
+  /** Orders in the order they became terminal, from `doneHead` on (forgetFinished's queue)... */
   private readonly done: Order[] = [];
+  /** ...and each one's `doneNs` when queued (an entry whose order finished again since is stale). */
+  private readonly doneAt: number[] = [];
   private doneHead = 0;
+  /** Orders terminal and still indexed. */
+  private finishedCount = 0;
 
   constructor(
     /** A PendingNew older than this (ns since sent) needs resolution. */
@@ -81,10 +85,13 @@ export class OrderIndex {
     this.live.delete(o);
     this.sessions.get(o.sessionId)?.live.delete(o);
     this.done.push(o);
+    this.doneAt.push(o.doneNs);
+    this.finishedCount++;
   }
 
   /** A terminal verdict was overturned by the venue: live again. */
   revived(o: Order): void {
+    this.finishedCount--;
     this.live.add(o);
     if (UNSETTLED[o.status]) this.unsettled.add(o);
     this.sessions.get(o.sessionId)?.live.add(o);
@@ -124,22 +131,47 @@ export class OrderIndex {
     return out;
   }
 
-  pruneTerminal(beforeNs: number): number {
+  /**
+   * Forgets finished orders: every one finished before `beforeNs`, and beyond the newest `keepMax`
+   * finished the earliest ones whatever their age. Returns how many were forgotten.
+   */
+  forgetFinished(beforeNs: number, keepMax: number): number {
     let n = 0;
-    while (this.doneHead < this.done.length) {
-      const o = this.done[this.doneHead]!;
-      if (o.doneNs >= beforeNs) break;
+    const done = this.done;
+    const at = this.doneAt;
+    while (this.doneHead < done.length) {
+      const i = this.doneHead;
+      const o = done[i]!;
+      // Stale entries: revived since (live again, or finished again later: its newer entry counts),
+      // or forgotten already.
+      if (!TERMINAL[o.status] || o.doneNs !== at[i] || this.byClient.get(o.clientId) !== o) {
+        this.doneHead++;
+        continue;
+      }
+      if (at[i]! >= beforeNs && this.finishedCount <= keepMax) break;
       this.doneHead++;
-      if (!TERMINAL[o.status]) continue;
-      this.byClient.delete(o.clientId);
-      if (o.exchangeId !== "") this.byExchange.delete(o.exchangeId);
-      this.sessions.get(o.sessionId)?.byNo.delete(o.clientOrderNo);
+      this.forget(o);
       n++;
     }
-    if (this.doneHead > 1024 && this.doneHead * 2 > this.done.length) {
-      this.done.splice(0, this.doneHead);
+    if (this.doneHead > 1024 && this.doneHead * 2 > done.length) {
+      done.splice(0, this.doneHead);
+      at.splice(0, this.doneHead);
       this.doneHead = 0;
     }
     return n;
+  }
+
+  /** Finished orders still indexed. */
+  get finishedKept(): number {
+    return this.finishedCount;
+  }
+
+  private forget(o: Order): void {
+    this.finishedCount--;
+    this.byClient.delete(o.clientId);
+    if (o.exchangeId !== "" && this.byExchange.get(o.exchangeId) === o) this.byExchange.delete(o.exchangeId);
+    const s = this.sessions.get(o.sessionId);
+    if (s !== undefined && s.byNo.get(o.clientOrderNo) === o) s.byNo.delete(o.clientOrderNo);
+    this.unsettled.delete(o);
   }
 }

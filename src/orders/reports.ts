@@ -78,4 +78,6 @@ export interface StoreStats {
   fills: number;
   overfills: number;
   unknownOrder: number;
+  /** Finished orders forgotten past their keep (forgetFinished). */
+  forgotten: number;
 }

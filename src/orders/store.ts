@@ -53,7 +53,14 @@ export class OrderStoreError extends Error {
 export class OrderStore {
   readonly minter: ClientIdMinter;
   /** Totals: events applied, status changes, fills, overfills, events for unknown orders. */
-  readonly stats: StoreStats = { events: 0, transitions: 0, fills: 0, overfills: 0, unknownOrder: 0 };
+  readonly stats: StoreStats = {
+    events: 0,
+    transitions: 0,
+    fills: 0,
+    overfills: 0,
+    unknownOrder: 0,
+    forgotten: 0,
+  };
   private readonly index: OrderIndex;
   private readonly byClient: Map<string, Order>;
   private readonly orphans: OrphanBuffer;
@@ -299,8 +306,19 @@ export class OrderStore {
     return this.orphans.count;
   }
 
-  /** Forgets terminal orders finished before `beforeNs` (memory bound); returns how many. */
-  pruneTerminal(beforeNs: number): number {
-    return this.index.pruneTerminal(beforeNs);
+  /**
+   * Forgets finished orders (memory bound over a long run): those finished before `beforeNs`, and the
+   * earliest finished beyond the newest `keepMax`. Live orders are never forgotten. Afterwards the
+   * order is unknown to every lookup; returns how many were forgotten.
+   */
+  forgetFinished(beforeNs: number, keepMax: number = Number.POSITIVE_INFINITY): number {
+    const n = this.index.forgetFinished(beforeNs, keepMax);
+    this.stats.forgotten += n;
+    return n;
+  }
+
+  /** Finished orders still kept (forgetFinished has not reached them yet). */
+  get finishedKept(): number {
+    return this.index.finishedKept;
   }
 }

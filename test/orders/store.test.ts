@@ -304,13 +304,91 @@ describe("OrderStore: unknown and early events", () => {
     expect(store.needingResolution(500)).toHaveLength(2);
   });
 
-  it("prunes terminal orders", () => {
+  it("forgets finished orders past their keep; never a live one", () => {
     const { store } = storeWithRecorder();
-    const o = store.create(req(1));
-    store.apply(ev(Ev.CreateRejected, { clientId: o.clientId, tsNs: 10 }, Source.Rest));
-    expect(store.pruneTerminal(5)).toBe(0);
-    expect(store.pruneTerminal(11)).toBe(1);
-    expect(store.byClientId(o.clientId)).toBeUndefined();
+    const a = store.create(req(1), 0);
+    store.rejectCreate(a.clientId, "refused", 10);
+    const b = store.create(req(2), 0);
+    store.ackCreate(b.clientId, "XB", 11);
+    const c = store.create(req(3), 0);
+    store.ackCreate(c.clientId, "XC", 12);
+    store.apply(
+      ev(Ev.Fill, { exchangeId: "XC", execId: "e1", lots: 10, pxTicks: 1000, tsNs: 30 }, Source.Stream),
+    );
+    expect(c.status).toBe(Status.Filled);
+    expect(store.finishedKept).toBe(2);
+
+    expect(store.forgetFinished(10)).toBe(0);
+    expect(store.forgetFinished(11)).toBe(1);
+    expect(store.byClientId(a.clientId)).toBeUndefined();
+    expect(store.bySessionOrder(1, 1)).toBeUndefined();
+    expect(store.byClientId(c.clientId)).toBe(c);
+
+    expect(store.forgetFinished(Number.MAX_SAFE_INTEGER)).toBe(1);
+    expect(store.byClientId(c.clientId)).toBeUndefined();
+    expect(store.byExchangeId("XC")).toBeUndefined();
+    expect(store.bySessionOrder(1, 3)).toBeUndefined();
+    // The live one stays, whatever the cut.
+    expect(store.byClientId(b.clientId)).toBe(b);
+    expect(store.byExchangeId("XB")).toBe(b);
+    expect(store.liveOrders(1)).toEqual([b]);
+    expect(store.size).toBe(1);
+    expect(store.finishedKept).toBe(0);
+    expect(store.stats.forgotten).toBe(2);
+  });
+
+  it("beyond the count kept, the earliest finished go first whatever their age", () => {
+    const { store } = storeWithRecorder();
+    const os = [1, 2, 3, 4, 5].map((n) => store.create(req(n), 0));
+    // Finished in the order 3, 1, 5, 2, 4.
+    for (const [k, i] of [2, 0, 4, 1, 3].entries()) store.rejectCreate(os[i]!.clientId, "refused", 10 + k);
+    expect(store.forgetFinished(0, 2)).toBe(3);
+    expect(os.map((o) => store.byClientId(o.clientId) !== undefined)).toEqual([
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect(store.forgetFinished(0, 2)).toBe(0);
+    expect(store.finishedKept).toBe(2);
+  });
+
+  it("an order revived by the venue is kept while live and forgotten once, after it finishes again", () => {
+    const { store } = storeWithRecorder();
+    const o = store.create(req(1), 0);
+    store.markSent(o.clientId, 5);
+    store.rejectCreate(o.clientId, "not found after bounded resends", 6);
+    store.ackCreate(o.clientId, "XL", 8); // the venue had it after all: live again
+    expect(store.finishedKept).toBe(0);
+    expect(store.forgetFinished(Number.MAX_SAFE_INTEGER, 0)).toBe(0);
+    expect(store.byClientId(o.clientId)).toBe(o);
+    store.apply(ev(Ev.VenueCancelled, { exchangeId: "XL", tsNs: 30 }, Source.Stream));
+    expect(o.status).toBe(Status.Cancelled);
+    expect(store.finishedKept).toBe(1);
+    // Its first finish (at 6) is stale: the second (at 30) decides.
+    expect(store.forgetFinished(20)).toBe(0);
+    expect(store.forgetFinished(31)).toBe(1);
+    expect(store.finishedKept).toBe(0);
+    expect(store.stats.forgotten).toBe(1);
+  });
+
+  it("a late venue event for a forgotten order changes nothing and reaches no one", () => {
+    const { store, rec } = storeWithRecorder();
+    const o = store.create(req(1), 0);
+    store.ackCreate(o.clientId, "XF", 1);
+    store.apply(
+      ev(Ev.Fill, { exchangeId: "XF", execId: "e1", lots: 10, pxTicks: 1000, tsNs: 2 }, Source.Stream),
+    );
+    store.forgetFinished(3);
+    const told = rec.updates.length + rec.fills.length;
+    const r = store.apply(
+      ev(Ev.Fill, { exchangeId: "XF", execId: "e2", lots: 1, pxTicks: 1000, tsNs: 4 }, Source.Stream),
+    );
+    expect(r).toMatchObject({ order: undefined, drop: "unknown_order", changed: false });
+    expect(rec.updates.length + rec.fills.length).toBe(told);
+    expect(store.size).toBe(0);
+    expect(store.byExchangeId("XF")).toBeUndefined();
   });
 });
 
