@@ -31,7 +31,7 @@ export class OrderIndex {
   /** Live orders that were in PendingNew, Unknown, PendingCancel or PendingReplace when last changed (superset). */
   private readonly unsettled = new Set<Order>();
   /** Orders in the order they became terminal, from `doneHead` on (forgetFinished's queue)... */
-  private readonly done: Order[] = [];
+  private readonly done: (Order | undefined)[] = [];
   /** ...and each one's `doneNs` when queued (an entry whose order finished again since is stale). */
   private readonly doneAt: number[] = [];
   private doneHead = 0;
@@ -144,12 +144,12 @@ export class OrderIndex {
       const o = done[i]!;
       // Stale entries: revived since (live again, or finished again later: its newer entry counts),
       // or forgotten already.
-      if (!TERMINAL[o.status] || o.doneNs !== at[i] || this.byClient.get(o.clientId) !== o) {
-        this.doneHead++;
-        continue;
-      }
-      if (at[i]! >= beforeNs && this.finishedCount <= keepMax) break;
+      const stale = !TERMINAL[o.status] || o.doneNs !== at[i] || this.byClient.get(o.clientId) !== o;
+      if (!stale && at[i]! >= beforeNs && this.finishedCount <= keepMax) break;
+      // Passed entries hold nothing until the queue is compacted.
+      done[i] = undefined;
       this.doneHead++;
+      if (stale) continue;
       this.forget(o);
       n++;
     }
