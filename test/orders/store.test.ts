@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { Ev, LIQUIDITY, OrderStore, OrderStoreError, Source, Status } from "../../src/orders/index.js";
 import { ev, req, storeWithRecorder } from "./helpers.js";
@@ -371,6 +373,27 @@ describe("OrderStore: unknown and early events", () => {
     expect(store.forgetFinished(31)).toBe(1);
     expect(store.finishedKept).toBe(0);
     expect(store.stats.forgotten).toBe(1);
+  });
+
+  it("holds nothing of a forgotten order: the garbage collector takes it", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const { store } = storeWithRecorder();
+    const refs: WeakRef<object>[] = [];
+    for (let n = 1; n <= 3000; n++) {
+      const o = store.create(req(n), 0);
+      store.rejectCreate(o.clientId, "refused", n);
+      refs.push(new WeakRef(o));
+    }
+    // 1000 of 3000 forgotten: too few for the queue to compact itself yet.
+    expect(store.forgetFinished(0, 2000)).toBe(1000);
+    // WeakRefs are cleared by a collection after the job that made them ends.
+    await new Promise((r) => setImmediate(r));
+    gc();
+    gc();
+    const alive = refs.map((r) => r.deref() !== undefined);
+    expect(alive.slice(0, 1000).filter(Boolean)).toHaveLength(0);
+    expect(alive.slice(1000).every(Boolean)).toBe(true);
   });
 
   it("a late venue event for a forgotten order changes nothing and reaches no one", () => {
