@@ -133,13 +133,13 @@ export class OrderIndex {
 
   /**
    * Forgets finished orders: every one finished before `beforeNs`, and beyond the newest `keepMax`
-   * finished the earliest ones whatever their age. Returns how many were forgotten.
+   * finished the earliest ones whatever their age; at most `limit` in one call. Returns how many.
    */
-  forgetFinished(beforeNs: number, keepMax: number): number {
+  forgetFinished(beforeNs: number, keepMax: number, limit: number): number {
     let n = 0;
     const done = this.done;
     const at = this.doneAt;
-    while (this.doneHead < done.length) {
+    while (this.doneHead < done.length && n < limit) {
       const i = this.doneHead;
       const o = done[i]!;
       // Stale entries: revived since (live again, or finished again later: its newer entry counts),

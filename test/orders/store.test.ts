@@ -356,6 +356,18 @@ describe("OrderStore: unknown and early events", () => {
     expect(store.finishedKept).toBe(2);
   });
 
+  it("forgets at most `limit` in one call; the next call goes on", () => {
+    const { store } = storeWithRecorder();
+    for (let n = 1; n <= 5; n++) store.rejectCreate(store.create(req(n), 0).clientId, "refused", n);
+    expect(store.forgetFinished(100, Number.POSITIVE_INFINITY, 2)).toBe(2);
+    expect(store.finishedKept).toBe(3);
+    expect(store.bySessionOrder(1, 2)).toBeUndefined();
+    expect(store.bySessionOrder(1, 3)).toBeDefined();
+    expect(store.forgetFinished(100, Number.POSITIVE_INFINITY, 2)).toBe(2);
+    expect(store.forgetFinished(100, Number.POSITIVE_INFINITY, 2)).toBe(1);
+    expect(store.finishedKept).toBe(0);
+  });
+
   it("an order revived by the venue is kept while live and forgotten once, after it finishes again", () => {
     const { store } = storeWithRecorder();
     const o = store.create(req(1), 0);
