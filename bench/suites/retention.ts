@@ -10,6 +10,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { Ev, newEvent, OrderStore, Source } from "../../src/orders/index.js";
+import { spotRequest } from "../lib/spotRequest.js";
 
 export const name = "retention";
 
@@ -24,21 +25,7 @@ function feed(store: OrderStore, n: number, keep: number | undefined): void {
   const ev = newEvent();
   for (let i = 1; i <= n; i++) {
     const t = i * 1000;
-    const o = store.create(
-      {
-        sessionId: 1,
-        clientOrderNo: i,
-        instrumentId: 1,
-        symbol: "BTC/INR",
-        surface: "spot",
-        side: "buy",
-        type: "limit",
-        tif: "GTC",
-        priceTicks: 100,
-        qtyLots: 10,
-      },
-      t,
-    );
+    const o = store.create(spotRequest(i, 100, 10), t);
     store.markSent(o.clientId, t + 1);
     store.ackCreate(o.clientId, `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, t + 2);
     Object.assign(ev, newEvent(), {

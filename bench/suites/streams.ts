@@ -15,6 +15,7 @@ import {
 } from "../../src/orders/index.js";
 import type { SpotOrderRecord } from "../../src/rest/wire.js";
 import { InstrumentTable, OrderFeed } from "../../src/streams/index.js";
+import { spotRequest } from "../lib/spotRequest.js";
 import { newHistogram, ratio, recordNs, summarize } from "../lib/stats.js";
 
 export const name = "streams";
@@ -50,21 +51,7 @@ function scenario(): Scenario {
   const events: OrderEvent[] = [];
   const perOrder: Array<Array<[SpotOrderRecord, OrderEvent]>> = [];
   for (let i = 0; i < ORDERS; i++) {
-    const o = store.create(
-      {
-        sessionId: 1,
-        clientOrderNo: i,
-        instrumentId: 1,
-        symbol: "BTC/INR",
-        surface: "spot",
-        side: "buy",
-        type: "limit",
-        tif: "GTC",
-        priceTicks: 5_400_000,
-        qtyLots: 100 * FILLS,
-      },
-      0,
-    );
+    const o = store.create(spotRequest(i, 5_400_000, 100 * FILLS), 0);
     store.markSent(o.clientId, 0);
     const list: Array<[SpotOrderRecord, OrderEvent]> = [];
     const mk = (
