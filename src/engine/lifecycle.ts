@@ -8,6 +8,7 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/load.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../limits/index.js";
+import type { Order } from "../orders/index.js";
 import { monoNs } from "../protocol/clock.js";
 import { riskFromKnobs } from "../risk/config.js";
 import { RiskGate } from "../risk/riskGate.js";
@@ -175,10 +176,14 @@ async function boot(
   checkpointer?.start();
   if (checkpointer) cleanups.push(() => checkpointer.stop());
   // Once a second: the risk gate's clock, and finished orders forgotten past their keep (memory bound).
+  // Never one whose owner is still owed a message about it: a checkpoint keeps the records of such an
+  // order only while the store knows it, and a restart rebuilds what is owed from those records.
   const keep = config.orders;
+  const owed = (o: Order) => engine.owners.owes(o.sessionId, o.clientOrderNo);
   const riskTimer = setInterval(() => {
     risk.tick();
-    engine.store.forgetFinished(monoNs() - keep.keepFinishedMs * 1e6, keep.keepFinishedMax, FORGET_PER_SWEEP);
+    const before = monoNs() - keep.keepFinishedMs * 1e6;
+    engine.store.forgetFinished(before, keep.keepFinishedMax, FORGET_PER_SWEEP, owed);
   }, 1000);
   riskTimer.unref();
 

@@ -164,6 +164,14 @@ export class Owners {
       }
   }
 
+  /** True while a message about this order waits in its owner's outbox (the order must stay known). */
+  owes(owner: number, clOrdNo: number): boolean {
+    const box = this.outbox.get(owner);
+    if (box === undefined) return false;
+    for (const m of box) if ((m.body as { clOrdNo?: unknown }).clOrdNo === clOrdNo) return true;
+    return false;
+  }
+
   /** Delivers what was kept for an owner while it had no session (at its logon). */
   flushOutbox(owner: number, sid: number): void {
     const box = this.outbox.get(owner);

@@ -133,13 +133,16 @@ export class OrderIndex {
 
   /**
    * Forgets finished orders: every one finished before `beforeNs`, and beyond the newest `keepMax`
-   * finished the earliest ones whatever their age; at most `limit` in one call. Returns how many.
+   * finished the earliest ones whatever their age; at most `limit` in one call, none that `held`
+   * says is still needed. Returns how many.
    */
-  forgetFinished(beforeNs: number, keepMax: number, limit: number): number {
+  forgetFinished(beforeNs: number, keepMax: number, limit: number, held?: (o: Order) => boolean): number {
     let n = 0;
     const done = this.done;
     const at = this.doneAt;
-    while (this.doneHead < done.length && n < limit) {
+    // Entries queued again in this call (held ones) wait for the next call.
+    const end = done.length;
+    while (this.doneHead < end && n < limit) {
       const i = this.doneHead;
       const o = done[i]!;
       // Stale entries: revived since (live again, or finished again later: its newer entry counts),
@@ -150,6 +153,12 @@ export class OrderIndex {
       done[i] = undefined;
       this.doneHead++;
       if (stale) continue;
+      if (held?.(o)) {
+        // Still needed (e.g. a message about it owed to its session): asked again at a later call.
+        done.push(o);
+        at.push(o.doneNs);
+        continue;
+      }
       this.forget(o);
       n++;
     }

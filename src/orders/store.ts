@@ -309,15 +309,16 @@ export class OrderStore {
   /**
    * Forgets finished orders (memory bound over a long run): those finished before `beforeNs`, and the
    * earliest finished beyond the newest `keepMax`, at most `limit` in one call (the rest at the next).
-   * Live orders are never forgotten. Afterwards the order is unknown to every lookup; returns how many
+   * Live orders are never forgotten, nor one `held` says is still needed (asked again later). Afterwards the order is unknown to every lookup; returns how many
    * were forgotten.
    */
   forgetFinished(
     beforeNs: number,
     keepMax: number = Number.POSITIVE_INFINITY,
     limit: number = Number.POSITIVE_INFINITY,
+    held?: (o: Order) => boolean,
   ): number {
-    const n = this.index.forgetFinished(beforeNs, keepMax, limit);
+    const n = this.index.forgetFinished(beforeNs, keepMax, limit, held);
     this.stats.forgotten += n;
     return n;
   }

@@ -2,16 +2,19 @@
  * Finished orders are kept `orders.keepFinishedMs`, then forgotten: over a real socket against the
  * simulator, a strategy sees a finished order answered while it is kept, and afterwards the answers of
  * an unknown order (Query finds nothing, a Cancel is refused UnknownOrder, the number stays used);
- * its live order is untouched, and the metrics say what was forgotten.
+ * its live order is untouched, and the metrics say what was forgotten. An order whose owner is away
+ * with a message about it still owed stays known until that message is delivered.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GatewayClient } from "../../src/client/index.js";
+import { Status } from "../../src/orders/index.js";
 import { encodeC2G } from "../../src/protocol/codec.js";
 import { CancelRejectReason, CODES, OrderStatus, OrdType, Side, Tif } from "../../src/protocol/schema.js";
 import { type Harness, next, startHarness, until } from "./harness.js";
 
 let t: Harness;
 beforeAll(async () => {
-  t = await startHarness({ "orders.keepFinishedMs": 300 });
+  t = await startHarness({ "orders.keepFinishedMs": 300, "gateway.sessionRetentionMs": 1000 });
 });
 afterAll(async () => {
   await t?.close();
@@ -85,5 +88,42 @@ describe("finished orders are forgotten after their keep", () => {
     );
     expect(store.liveOrders()).toEqual([]);
     expect(store.size).toBe(0);
+  }, 20_000);
+
+  it("an order its away owner is still owed a message about stays known until the owner is told", async () => {
+    const store = t.h.engine.store;
+    const inst = t.inst("coinswitchx", "BTC/INR");
+    const away = await t.client("away");
+    const ack = next(away, "ack");
+    const no = away.placeOrder({ instrumentId: inst, side: Side.Buy, priceTicks: 3_900_000, qtyLots: 10 });
+    const exchangeId = (await ack).exchangeOrderId;
+    await away.close();
+    // Past its retention the session is released: messages for its orders wait in the outbox.
+    await until(() => t.h.gateway.sessionIdOf("away") === 0, 5000, "the session's release");
+    const o = store.byExchangeId(exchangeId)!;
+    const forgotten = store.stats.forgotten;
+    const admin = await t.client("ops", 0, "admin-token-0123456789");
+    admin.cancelAll(undefined, true);
+    await until(
+      () => o.status === Status.Cancelled,
+      5000,
+      () => `status ${o.status}`,
+    );
+    expect(t.h.engine.owners.owes(o.sessionId, no)).toBe(true);
+    // Well past its keep (300 ms) and two sweeps: still known, because the owner was never told.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(store.byExchangeId(exchangeId)).toBe(o);
+    expect(store.stats.forgotten).toBe(forgotten);
+    // The owner logs on again: it is told, and the order goes at a later sweep.
+    const back = new GatewayClient({ url: t.h.url, token: t.h.token, sessionName: "away" });
+    const told = next(back, "update", (u) => u.clOrdNo === no && u.status === OrderStatus.Cancelled);
+    await back.connect();
+    await told;
+    await until(
+      () => store.byExchangeId(exchangeId) === undefined,
+      5000,
+      "the order forgotten after the owner was told",
+    );
+    await back.close();
   }, 20_000);
 });

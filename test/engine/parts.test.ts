@@ -130,9 +130,14 @@ describe("owners and the outbox", () => {
     });
     owners.toOwner(o, "CancelReject", { clOrdNo: 1, reason: 4, exchangeOrderId: "", text: "x" } as never);
     expect(sent.length).toBe(0);
+    // Owed: the order stays known (the store's forget sweep asks owes()).
+    expect(owners.owes(owners.ownerOf("beta"), 1)).toBe(true);
+    expect(owners.owes(owners.ownerOf("beta"), 2)).toBe(false);
+    expect(owners.owes(owners.ownerOf("alpha"), 1)).toBe(false);
     const s2 = session(8, "beta");
     engine.onLogon(s2, false);
     expect(sent.filter((m) => m.sid === 8).map((m) => m.name)).toContain("CancelReject");
+    expect(owners.owes(owners.ownerOf("beta"), 1)).toBe(false);
     expect(owners.sid(o)).toBe(8);
     await rest.stop();
   });

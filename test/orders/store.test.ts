@@ -368,6 +368,24 @@ describe("OrderStore: unknown and early events", () => {
     expect(store.finishedKept).toBe(0);
   });
 
+  it("one the caller says is still needed is kept, and forgotten at a later call once it is not", () => {
+    const { store } = storeWithRecorder();
+    const os = [1, 2, 3].map((n) => store.create(req(n), 0));
+    for (const [k, o] of os.entries()) store.rejectCreate(o.clientId, "refused", 10 + k);
+    const needed = new Set([os[0]!.clientId]);
+    const held = (o: { clientId: string }) => needed.has(o.clientId);
+    expect(store.forgetFinished(100, Number.POSITIVE_INFINITY, 10, held)).toBe(2);
+    expect(store.byClientId(os[0]!.clientId)).toBe(os[0]);
+    expect(store.finishedKept).toBe(1);
+    // Asked again at every call while needed (and never twice in one call).
+    expect(store.forgetFinished(100, 0, 10, held)).toBe(0);
+    expect(store.byClientId(os[0]!.clientId)).toBe(os[0]);
+    needed.clear();
+    expect(store.forgetFinished(100, Number.POSITIVE_INFINITY, 10, held)).toBe(1);
+    expect(store.byClientId(os[0]!.clientId)).toBeUndefined();
+    expect(store.finishedKept).toBe(0);
+  });
+
   it("an order revived by the venue is kept while live and forgotten once, after it finishes again", () => {
     const { store } = storeWithRecorder();
     const o = store.create(req(1), 0);
