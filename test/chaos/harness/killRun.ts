@@ -52,6 +52,11 @@ export interface KillScenario {
    * reconciliation fails, a Spot stream reconnect in the window fails again) while a burst goes on.
    */
   reconcile503Ms?: number;
+  /**
+   * `orders.keepFinishedMs` of the gateway: finished orders forgotten within about a second, across the
+   * kills and restarts. The truth check then reads a forgotten order as what the strategy was told.
+   */
+  keepFinishedMs?: number;
 }
 
 /** The soak's scenarios, by name (kill, SIGTERM drain, failing Spot reconciliation). */
@@ -61,6 +66,15 @@ export const KILL_SCENARIOS: readonly KillScenario[] = [
   { name: "throttle", kills: 1, fsync: "every", counterparty: false, throttle: true, lostAnswers: false },
   { name: "lost-answers", kills: 1, fsync: "every", counterparty: true, throttle: false, lostAnswers: true },
   { name: "kill3", kills: 3, fsync: "every", counterparty: true, throttle: true, lostAnswers: true },
+  {
+    name: "kill3-forget",
+    kills: 3,
+    fsync: "every",
+    counterparty: true,
+    throttle: true,
+    lostAnswers: true,
+    keepFinishedMs: 0,
+  },
   { name: "kill3-default-fsync", kills: 3, counterparty: true, throttle: true, lostAnswers: true },
   { name: "term", kills: 1, counterparty: false, throttle: false, lostAnswers: false, signal: "SIGTERM" },
   { name: "term3", kills: 3, counterparty: true, throttle: false, lostAnswers: true, signal: "SIGTERM" },
@@ -94,6 +108,8 @@ export interface KillReport {
   seqDuplicates: number;
   /** Restarts after which the strategy could not resume (told to rebuild from Query). */
   resumeLost: number;
+  /** Finished orders the gateway had forgotten at the final check (scenarios with keepFinishedMs). */
+  forgotten: number;
   /** HFT Fills with a gateway-made execId (informational, see crashTruth.ts). */
   synthesizedExecIds: number;
   /** `lateCreate` faults that fired: creates held by the venue, landed after a "not found" or their deadline. */
@@ -216,9 +232,9 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   });
 }
 
-async function gatewayViews(s: Strategy): Promise<Map<number, GatewayView>> {
+async function gatewayViews(s: Strategy, forgets: boolean): Promise<Map<number, GatewayView>> {
   const out = new Map<number, GatewayView>();
-  const list = await within(s.views(), 20_000, "gateway queries");
+  const list = await within(s.views({ finishedMayBeForgotten: forgets }), 20_000, "gateway queries");
   for (let i = 0; i < list.length; i++) out.set(s.placed[i]!, list[i]!);
   return out;
 }
@@ -232,13 +248,15 @@ export async function settleAndCompare(
   reader: VenueReader,
   journalDir: string,
   ms: number,
+  /** The gateway forgets finished orders during the run (KillScenario.keepFinishedMs). */
+  forgets = false,
 ): Promise<CrashFindings> {
   const end = Date.now() + ms;
   for (;;) {
     let f: CrashFindings;
     try {
       await until(() => s.client.connected, 8_000, "strategy connected");
-      const views = await gatewayViews(s);
+      const views = await gatewayViews(s, forgets);
       const venue = await reader.read();
       f = compareCrashTruth({ strategy: s, views, venue, clOrdNoOf: journalClOrdNos(journalDir) });
     } catch (e) {
@@ -283,6 +301,9 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
           // Enough room for every order of a run: only our own rate limiter may refuse.
           risk: { maxOpenOrdersPerInstrument: 5_000, maxOpenOrdersPerSession: 5_000 },
           log: { level: "info", pretty: "false" },
+          ...(sc.keepFinishedMs === undefined
+            ? {}
+            : { orders: { ...base.orders, keepFinishedMs: sc.keepFinishedMs } }),
         }),
       },
     );
@@ -456,7 +477,10 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
         await sim.clearFaults();
       }
       checks++;
-      mergeFindings(found, await settleAndCompare(s, reader, journalDir, settleMs));
+      mergeFindings(
+        found,
+        await settleAndCompare(s, reader, journalDir, settleMs, sc.keepFinishedMs !== undefined),
+      );
     }
     // Trading resumes after the last restart: new orders, cancels of orders from before the crashes.
     await counterOrder(sim.baseUrl, other, "spot", "sell", PX.spot.ask, "0.002");
@@ -464,7 +488,10 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
     await burst(12);
     for (const n of resting.splice(0, 10)) s.cancel(n);
     checks++;
-    mergeFindings(found, await settleAndCompare(s, reader, journalDir, settleMs));
+    mergeFindings(
+      found,
+      await settleAndCompare(s, reader, journalDir, settleMs, sc.keepFinishedMs !== undefined),
+    );
     const venue = await reader.read();
     const st = await sim.admin("GET", "/state");
     const late = st.lateCreates ?? { held: 0, landed: 0 };
@@ -492,6 +519,7 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       seqGaps: s.gaps.length,
       seqDuplicates: s.client.duplicates,
       resumeLost: s.resumeLost,
+      forgotten: s.forgottenRead,
       synthesizedExecIds: found.synthesizedExecIds.size,
       rejects,
       lateCreates: { held: late.held, landed: late.landed },

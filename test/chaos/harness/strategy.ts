@@ -5,7 +5,7 @@
  */
 import { GatewayClient } from "../../../src/client/index.js";
 import { type Body, OrdType, Side, Tif } from "../../../src/protocol/schema.js";
-import { type GatewayView, normFromWire } from "./truth.js";
+import { type GatewayView, LIVE, normFromWire } from "./truth.js";
 
 export interface Told {
   acks: number;
@@ -42,6 +42,8 @@ export class Strategy {
   readonly gaps: Array<[number, number]> = [];
   /** Reconnects that could not resume (the gateway no longer held the missed messages). */
   resumeLost = 0;
+  /** Orders the last views() found forgotten by the gateway and read as what this strategy was told. */
+  forgottenRead = 0;
   /** LogonAcks received (the first logon included). */
   logons = 0;
   /** Fills per liquidity code (0 unknown, 1 maker, 2 taker). */
@@ -196,16 +198,26 @@ export class Strategy {
    * no row was never created at the gateway: fine when the strategy was told Reject or got no answer
    * at all (e.g. the gateway died before reading the frame) — it counts as Rejected, and the venue-side
    * check still catches it if the venue has it. A row missing for an order that was acknowledged is
-   * an order the gateway forgot: Unknown (lost).
+   * an order the gateway forgot: Unknown (lost), unless `finishedMayBeForgotten` (a run with a short
+   * `orders.keepFinishedMs`) and the strategy was told the order finished.
    */
-  async views(): Promise<GatewayView[]> {
+  async views(opts: { finishedMayBeForgotten?: boolean } = {}): Promise<GatewayView[]> {
     const out: GatewayView[] = [];
+    this.forgottenRead = 0;
     for (const n of this.placed) {
       const rows = await this.client.query(n);
       const r = rows[0];
       const key = `${this.name}#${n}`;
       if (r === undefined) {
         const told = this.told.get(n)!;
+        const final = told.updates > 0 ? normFromWire(told.lastStatus) : undefined;
+        if (opts.finishedMayBeForgotten && final !== undefined && !LIVE.has(final)) {
+          // The gateway forgot it after it finished (orders.keepFinishedMs): what it last told the
+          // strategy stands for it, and is checked against the venue like a Query answer.
+          out.push({ key, exchangeId: told.exchangeId, status: final, filledLots: told.lastCum });
+          this.forgottenRead++;
+          continue;
+        }
         const forgotten = told.acks > 0 || told.unknowns > 0;
         out.push({ key, exchangeId: "", status: forgotten ? "Unknown" : "Rejected", filledLots: 0 });
         continue;
