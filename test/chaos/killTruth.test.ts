@@ -14,6 +14,7 @@ import { record, report } from "./harness/results.js";
 /** The CI runs: scenario and seed (bounded: 10–30 s each on a 2-core machine). */
 const CI_RUNS: Array<[string, number]> = [
   ["kill3-default-fsync", 1],
+  ["kill3-forget", 2],
   ["lost-answers", 2],
   ["counterparty", 3],
   ["term3", 1],
