@@ -159,8 +159,8 @@ export class Owners {
   forEachKept(fn: (owner: number, clOrdNo: number) => void): void {
     for (const [owner, box] of this.outbox)
       for (const m of box) {
-        const no = (m.body as { clOrdNo?: unknown }).clOrdNo;
-        if (typeof no === "number") fn(owner, no);
+        const no = orderNoOf(m);
+        if (no !== undefined) fn(owner, no);
       }
   }
 
@@ -168,7 +168,7 @@ export class Owners {
   owes(owner: number, clOrdNo: number): boolean {
     const box = this.outbox.get(owner);
     if (box === undefined) return false;
-    for (const m of box) if ((m.body as { clOrdNo?: unknown }).clOrdNo === clOrdNo) return true;
+    for (const m of box) if (orderNoOf(m) === clOrdNo) return true;
     return false;
   }
 
@@ -252,4 +252,10 @@ export class Owners {
   restartCodPending(): number[] {
     return [...this.codArmed].filter((owner) => !this.ownerToSession.has(owner));
   }
+}
+
+/** The client order number a kept message is about (undefined for one about no order). */
+function orderNoOf(m: { body: Body<EngineMessage> }): number | undefined {
+  const no = (m.body as { clOrdNo?: unknown }).clOrdNo;
+  return typeof no === "number" ? no : undefined;
 }
