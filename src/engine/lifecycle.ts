@@ -33,7 +33,6 @@ import { openJournal } from "./startJournal.js";
 import { StartupError } from "./startupError.js";
 import { startRest, startVenue } from "./startVenue.js";
 import { onStopSignals } from "./stopSignals.js";
-
 import { StreamsFeed } from "./streamsFeed.js";
 
 export type { EngineHandle, FeedContext, StartOptions } from "./engineHandle.js";
@@ -41,8 +40,9 @@ export { StartupError } from "./startupError.js";
 
 /**
  * Finished orders forgotten per one-second sweep at most: ~1.2 µs each (the retention bench), so a
- * backlog (e.g. after a restart) drains a thousand a second without holding the event loop long. A thousand a second is far above what the venue's
- * rate limits let one account finish, so in steady operation the bound is never what holds it back.
+ * backlog (e.g. after a restart) drains a thousand a second without holding the event loop long. A
+ * thousand a second is far above what the venue's rate limits let one account finish, so in steady
+ * operation the bound is never what holds it back.
  */
 const FORGET_PER_SWEEP = 1_000;
 

@@ -309,8 +309,8 @@ export class OrderStore {
   /**
    * Forgets finished orders (memory bound over a long run): those finished before `beforeNs`, and the
    * earliest finished beyond the newest `keepMax`, at most `limit` in one call (the rest at the next).
-   * Live orders are never forgotten, nor one `held` says is still needed (asked again later). Afterwards the order is unknown to every lookup; returns how many
-   * were forgotten.
+   * Live orders are never forgotten, nor one `held` says is still needed (asked again later).
+   * Afterwards the order is unknown to every lookup; returns how many were forgotten.
    */
   forgetFinished(
     beforeNs: number,
