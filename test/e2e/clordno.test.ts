@@ -5,9 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { GatewayClient } from "../../src/client/index.js";
 import { startEngine } from "../../src/index.js";
-import { encodeC2G } from "../../src/protocol/codec.js";
-import { CODES, OrderStatus, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import { next, silent } from "./harness.js";
+import { CODES, OrderStatus, Side } from "../../src/protocol/schema.js";
+import { next, sendRawBuy, silent } from "./harness.js";
 import { restartVenue } from "./restartFixture.js";
 
 const v = restartVenue("clordno");
@@ -44,21 +43,7 @@ describe("client order numbers after a gateway restart", () => {
       // Reusing a journaled number is refused and sends nothing.
       const created = v.sim.counters.ordersCreated("hft");
       const refused = next(c2, "reject", (r) => r.clOrdNo === 2);
-      c2.sendRaw(
-        Buffer.from(
-          encodeC2G("NewOrder", {
-            clOrdNo: 2,
-            instrumentId: inst,
-            side: Side.Buy,
-            ordType: OrdType.Limit,
-            tif: Tif.GTC,
-            positionIdx: 0,
-            priceTicks: 600_300,
-            qtyLots: 1,
-            flags: 0,
-          }),
-        ),
-      );
+      sendRawBuy(c2, { clOrdNo: 2, instrumentId: inst, priceTicks: 600_300, qtyLots: 1 });
       expect((await refused).code).toBe(CODES.ClOrdNoNotIncreasing.code);
       // The client's own numbering continues above the journal's.
       const eighth = next(c2, "ack", (a) => a.clOrdNo === 8);

@@ -8,9 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayClient } from "../../src/client/index.js";
 import { Status } from "../../src/orders/index.js";
-import { encodeC2G } from "../../src/protocol/codec.js";
-import { CancelRejectReason, CODES, OrderStatus, OrdType, Side, Tif } from "../../src/protocol/schema.js";
-import { type Harness, next, startHarness, until } from "./harness.js";
+import { CancelRejectReason, CODES, OrderStatus, Side } from "../../src/protocol/schema.js";
+import { type Harness, next, sendRawBuy, startHarness, until } from "./harness.js";
 
 let t: Harness;
 beforeAll(async () => {
@@ -55,21 +54,7 @@ describe("finished orders are forgotten after their keep", () => {
     expect((await refused).reason).toBe(CancelRejectReason.UnknownOrder);
     // Its number is not free again: the session only takes numbers above the highest it has seen.
     const reused = next(a, "reject", (r) => r.clOrdNo === no1);
-    a.sendRaw(
-      Buffer.from(
-        encodeC2G("NewOrder", {
-          clOrdNo: no1,
-          instrumentId: inst,
-          side: Side.Buy,
-          ordType: OrdType.Limit,
-          tif: Tif.GTC,
-          positionIdx: 0,
-          priceTicks: 4_000_000,
-          qtyLots: 10,
-          flags: 0,
-        }),
-      ),
-    );
+    sendRawBuy(a, { clOrdNo: no1, instrumentId: inst, priceTicks: 4_000_000, qtyLots: 10 });
     expect((await reused).code).toBe(CODES.ClOrdNoNotIncreasing.code);
 
     // The live order was never touched, and finishes and goes the same way.
@@ -102,7 +87,7 @@ describe("finished orders are forgotten after their keep", () => {
     await until(() => t.h.gateway.sessionIdOf("away") === 0, 5000, "the session's release");
     const o = store.byExchangeId(exchangeId)!;
     const forgotten = store.stats.forgotten;
-    const admin = await t.client("ops", 0, "admin-token-0123456789");
+    const admin = await t.client("ops", 0, t.h.adminToken);
     admin.cancelAll(undefined, true);
     await until(
       () => o.status === Status.Cancelled,

@@ -10,7 +10,8 @@ import pino from "pino";
 import { GatewayClient } from "../../src/client/index.js";
 import { type Config, loadConfig } from "../../src/config/load.js";
 import { type EngineHandle, type StartOptions, startEngine } from "../../src/index.js";
-import type { Body } from "../../src/protocol/schema.js";
+import { encodeC2G } from "../../src/protocol/codec.js";
+import { type Body, OrdType, Side, Tif } from "../../src/protocol/schema.js";
 
 export const silent = pino({ level: "silent" });
 
@@ -142,6 +143,28 @@ export function recorder(c: GatewayClient): { name: string; body: Record<string,
 }
 
 /** Polls `cond` every 10 ms; `what` names it in the timeout error (a function: read at the timeout). */
+/**
+ * Sends a GTC limit buy with the client order number given, past the client's own numbering (which
+ * would never send a used number): what the gateway does with a reused one.
+ */
+export function sendRawBuy(
+  c: GatewayClient,
+  o: { clOrdNo: number; instrumentId: number; priceTicks: number; qtyLots: number },
+): void {
+  c.sendRaw(
+    Buffer.from(
+      encodeC2G("NewOrder", {
+        ...o,
+        side: Side.Buy,
+        ordType: OrdType.Limit,
+        tif: Tif.GTC,
+        positionIdx: 0,
+        flags: 0,
+      }),
+    ),
+  );
+}
+
 export async function until(
   cond: () => boolean,
   ms = 3000,
