@@ -308,6 +308,7 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       },
     );
     const journalDir = join(rig.dir, "journal");
+    const forgets = sc.keepFinishedMs !== undefined;
     const s = await rig.strategy(`truth-${seed}`, { autoReconnect: true });
     const ids = await instrumentIds(s);
     reader = new VenueReader(sim.baseUrl, keys, { spot: ids.spotStep, hft: ids.hftStep });
@@ -477,10 +478,7 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
         await sim.clearFaults();
       }
       checks++;
-      mergeFindings(
-        found,
-        await settleAndCompare(s, reader, journalDir, settleMs, sc.keepFinishedMs !== undefined),
-      );
+      mergeFindings(found, await settleAndCompare(s, reader, journalDir, settleMs, forgets));
     }
     // Trading resumes after the last restart: new orders, cancels of orders from before the crashes.
     await counterOrder(sim.baseUrl, other, "spot", "sell", PX.spot.ask, "0.002");
@@ -488,10 +486,7 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
     await burst(12);
     for (const n of resting.splice(0, 10)) s.cancel(n);
     checks++;
-    mergeFindings(
-      found,
-      await settleAndCompare(s, reader, journalDir, settleMs, sc.keepFinishedMs !== undefined),
-    );
+    mergeFindings(found, await settleAndCompare(s, reader, journalDir, settleMs, forgets));
     const venue = await reader.read();
     const st = await sim.admin("GET", "/state");
     const late = st.lateCreates ?? { held: 0, landed: 0 };

@@ -218,8 +218,8 @@ export class Strategy {
           this.forgottenRead++;
           continue;
         }
-        const forgotten = told.acks > 0 || told.unknowns > 0;
-        out.push({ key, exchangeId: "", status: forgotten ? "Unknown" : "Rejected", filledLots: 0 });
+        const answered = told.acks > 0 || told.unknowns > 0;
+        out.push({ key, exchangeId: "", status: answered ? "Unknown" : "Rejected", filledLots: 0 });
         continue;
       }
       out.push({
