@@ -95,6 +95,7 @@ export class BareDriver {
           heartbeatMs: HEARTBEAT_MS,
           codPolicy: CodPolicy.None,
           resumeFromSeq: 0,
+          options: 0,
         }),
       );
     });

@@ -149,6 +149,7 @@ async function logonRaw(ws: WebSocket, sessionName: string): Promise<void> {
           heartbeatMs: 60_000,
           codPolicy: 0,
           resumeFromSeq: 0,
+          options: 0,
         }),
       ),
     );

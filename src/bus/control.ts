@@ -17,6 +17,7 @@ const BUS_ADMIN: SessionInfo = {
   sessionId: 0,
   name: "bus-admin",
   codPolicy: 0,
+  options: 0,
   connected: false,
   admin: true,
 };

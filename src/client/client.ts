@@ -23,6 +23,7 @@ import {
   CODES,
   CodPolicy,
   type InstrumentRecordMsg,
+  LogonOptions,
   MdFlags,
   MdStatus,
   OrdType,
@@ -43,6 +44,11 @@ export interface ClientOptions {
   heartbeatMs?: number;
   /** 0 none (default), 1 cancel this session's live orders on disconnect. */
   codPolicy?: number;
+  /**
+   * LogonOptions bits (default 0). NoPendingUpdates: no OrderUpdate acknowledging this session's own
+   * Cancel or Amend (PendingCancel, PendingReplace); the outcome still comes.
+   */
+  logonOptions?: number;
   /** Reconnect (and resume) automatically after an unexpected close. */
   autoReconnect?: boolean;
   reconnectDelayMs?: number;
@@ -237,6 +243,7 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
     this.opts = {
       heartbeatMs: 1000,
       codPolicy: CodPolicy.None,
+      logonOptions: LogonOptions.None,
       autoReconnect: false,
       reconnectDelayMs: 200,
       traceCapacity: 100_000,
@@ -289,6 +296,7 @@ export class GatewayClient extends EventEmitter<ClientEvents> {
       heartbeatMs: this.opts.heartbeatMs,
       codPolicy: this.opts.codPolicy,
       resumeFromSeq: this.lastSeq > 0 ? this.lastSeq + 1 : 0,
+      options: this.opts.logonOptions,
     });
   }
 

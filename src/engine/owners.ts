@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { EngineMessage, SessionInfo, SessionSink } from "../gateway/engineApi.js";
 import type { Journal } from "../journal/writer.js";
 import type { Order, OrderStore } from "../orders/index.js";
-import type { Body } from "../protocol/schema.js";
+import { type Body, LogonOptions } from "../protocol/schema.js";
 import type { RunState } from "./runState.js";
 
 /** Messages kept per owner while it has no session (see toOwner). */
@@ -205,6 +205,17 @@ export class Owners {
   /** A session the gateway holds for the owner's name without a logon yet (restored after a restart). */
   private heldSession(owner: number): number {
     return this.sink.sessionIdOf?.(this.ownerName(owner)) ?? 0;
+  }
+
+  /**
+   * False when the order's owner asked at its latest logon not to be sent the updates that acknowledge
+   * a cancel or amend the gateway sends for it (LogonOptions.NoPendingUpdates). One with no session
+   * since a restart is sent everything.
+   */
+  wantsPending(o: Order): boolean {
+    const sid = this.sid(o);
+    const s = sid === 0 ? undefined : this.sink.session(sid);
+    return s === undefined || (s.options & LogonOptions.NoPendingUpdates) === 0;
   }
 
   /** Gateway session id of an order's owner, 0 when that owner has not logged on (since a restart). */

@@ -8,7 +8,7 @@ import type { Socket } from "node:net";
 import type { Instrument } from "../domain/types.js";
 import type { Conn, SendStatus, TransportHandlers } from "../gateway/transport.js";
 import { encodeC2G } from "../protocol/codec.js";
-import { CancelAllScope, CodPolicy, OrdType, QueryScope } from "../protocol/schema.js";
+import { CancelAllScope, CodPolicy, LogonOptions, OrdType, QueryScope } from "../protocol/schema.js";
 import {
   asPossDup,
   clean,
@@ -319,6 +319,8 @@ export class FixSession implements Conn, FixPeer {
         heartbeatMs: this.heartBtInt * 1000,
         codPolicy: this.codPolicy,
         resumeFromSeq: resumeFrom,
+        // A FIX counterparty is sent its Pending Cancel / Pending Replace execution reports.
+        options: LogonOptions.None,
       }),
     );
   }

@@ -25,6 +25,8 @@ export interface SessionInfo {
   readonly name: string;
   /** CodPolicy: 0 none, 1 cancel the session's live orders on disconnect / missed heartbeats. */
   readonly codPolicy: number;
+  /** LogonOptions bits of its latest logon (NoPendingUpdates: see PROTOCOL.md, Logon). */
+  readonly options: number;
   readonly connected: boolean;
   /** Logged on with the admin token (may use kill switch / trading-state commands the engine offers). */
   readonly admin: boolean;

@@ -4,7 +4,7 @@
  * released when they can no longer be resumed (anonymous ones at once, when their connection ends).
  */
 import type { SessionInput } from "../journal/records.js";
-import { CodPolicy } from "../protocol/schema.js";
+import { CodPolicy, LogonOptions } from "../protocol/schema.js";
 import type { SessionInfo } from "./engineApi.js";
 import { frameSeq, type RestoreResult } from "./restore.js";
 import { ReplayRing } from "./ring.js";
@@ -14,6 +14,7 @@ export class Session<L = unknown> implements SessionInfo {
   nextSeq = 1;
   lastClOrdNo = 0;
   codPolicy: number = CodPolicy.None;
+  options: number = LogonOptions.None;
   heartbeatMs = 1000;
   link: L | undefined;
   readonly ring: ReplayRing;

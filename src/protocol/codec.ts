@@ -52,6 +52,8 @@ export interface CompiledMessage {
   readonly itemSize: number;
   /** Largest frame of this type. */
   readonly maxSize: number;
+  /** The frame's size without its `addedFields` (an older client's); equals fixedSize when none. */
+  readonly olderSize: number;
 }
 
 function kindCode(kind: FieldKind): number {
@@ -91,6 +93,9 @@ function compile(def: MessageDef): CompiledMessage {
   let itemOps: Op[] | undefined;
   let itemSize = 0;
   if (def.items) [itemOps, itemSize] = compileFields(`${def.name}.${def.items.name}`, def.items.fields, 0);
+  let olderSize = fixedSize;
+  for (const [, kind] of def.fields.slice(def.fields.length - (def.addedFields ?? 0)))
+    olderSize -= kindSize(kind);
   return {
     def,
     headerSize,
@@ -99,6 +104,7 @@ function compile(def: MessageDef): CompiledMessage {
     itemOps,
     itemSize,
     maxSize: fixedSize + itemSize * (def.items ? INSTRUMENTS_PER_FRAME : 0),
+    olderSize,
   };
 }
 
@@ -304,7 +310,7 @@ function fail(error: CodeName, type: number, field?: string): DecodeFailure {
 
 /** Decodes and validates one client → gateway frame. Never throws on bad input. */
 export function decodeC2G(frame: Uint8Array | ArrayBuffer): C2GMessage | DecodeFailure {
-  const b = asBuffer(frame);
+  let b = asBuffer(frame);
   const n = b.length;
   if (n > MAX_C2G_FRAME) return fail("Oversized", n >= 2 ? b[1]! : 0);
   if (n < C2G_HEADER) return fail("Malformed", n >= 2 ? b[1]! : 0);
@@ -313,7 +319,13 @@ export function decodeC2G(frame: Uint8Array | ArrayBuffer): C2GMessage | DecodeF
   const cm = C2G_BY_TYPE[type];
   if (!cm) return fail("UnknownType", type);
   if (b.readUInt16LE(2) !== n) return fail("BadLength", type);
-  if (n !== cm.fixedSize) return fail("Malformed", type);
+  if (n !== cm.fixedSize) {
+    if (n !== cm.olderSize) return fail("Malformed", type);
+    // An older client's frame, without the fields added since: they read as 0.
+    const whole = Buffer.alloc(cm.fixedSize);
+    b.copy(whole);
+    b = whole;
+  }
   const body: Record<string, unknown> = {};
   const bad = readOps(b, cm.ops, 0, body);
   if (bad !== undefined) return fail("BadField", type, bad);

@@ -29,6 +29,11 @@ export interface MessageDef {
   readonly fields: readonly FieldDef[];
   /** Optional repeated fixed-size records after the fields; `count` names the u8/u16 count field. */
   readonly items?: { readonly name: string; readonly count: string; readonly fields: readonly FieldDef[] };
+  /**
+   * The last this-many fields were added to the message later: a frame without them (an older client's)
+   * is read with them 0.
+   */
+  readonly addedFields?: number;
 }
 
 export function kindSize(kind: FieldKind): number {
@@ -53,6 +58,11 @@ export const Side = { Buy: 1, Sell: 2 } as const;
 export const OrdType = { Limit: 1, Market: 2 } as const;
 export const Tif = { GTC: 1, IOC: 2, FOK: 3 } as const;
 export const CodPolicy = { None: 0, CancelOnDisconnect: 1 } as const;
+/**
+ * Logon options bits. NoPendingUpdates: the session is not sent the OrderUpdate that acknowledges its
+ * own Cancel or Amend (PendingCancel, PendingReplace); the outcome still comes.
+ */
+export const LogonOptions = { None: 0, NoPendingUpdates: 1 } as const;
 export const CancelAllScope = { Session: 1, SessionInstrument: 2, Account: 3 } as const;
 export const QueryScope = { One: 1, AllLive: 2 } as const;
 export const OrderStatus = {
@@ -127,6 +137,7 @@ export const FIELD_ENUMS: Readonly<Record<string, Readonly<Record<string, number
   "NewOrder.tif": Tif,
   "NewOrder.positionIdx": { OneWay: 0, HedgeLong: 1, HedgeShort: 2 },
   "Logon.codPolicy": CodPolicy,
+  "Logon.options": LogonOptions,
   "CancelAll.scope": CancelAllScope,
   "Query.scope": QueryScope,
   "SetTradingState.state": TradingStateValue,
@@ -238,7 +249,9 @@ export const MESSAGES = [
       ["heartbeatMs", "u32"],
       ["codPolicy", "u8"],
       ["resumeFromSeq", "u64"],
+      ["options", "u8"],
     ],
+    addedFields: 1,
   },
   {
     name: "NewOrder",

@@ -146,6 +146,7 @@ describe("tokens", () => {
           heartbeatMs: 0,
           codPolicy: 0,
           resumeFromSeq: 0,
+          options: 0,
         }),
       ),
     );

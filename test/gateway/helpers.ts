@@ -99,6 +99,7 @@ export async function raw(gw: Gateway): Promise<Raw> {
           heartbeatMs: extra.heartbeatMs ?? 0,
           codPolicy: extra.codPolicy ?? 0,
           resumeFromSeq: 0,
+          options: 0,
         }),
       );
       await waitFor(() => r.frames.some((f) => f.name === "LogonAck" || f.name === "LogonReject"));

@@ -37,6 +37,7 @@ function anonymousVisit(g: Gateway): Promise<void> {
             heartbeatMs: 0,
             codPolicy: 0,
             resumeFromSeq: 0,
+            options: 0,
           }),
         ),
       ),

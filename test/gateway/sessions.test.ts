@@ -171,6 +171,7 @@ for (const transport of ["auto", "ws"] as const) {
           heartbeatMs: 0,
           codPolicy: 0,
           resumeFromSeq: 2,
+          options: 0,
         }),
       );
       await waitFor(() => late.frames.length > 0);
@@ -186,6 +187,7 @@ for (const transport of ["auto", "ws"] as const) {
           heartbeatMs: 0,
           codPolicy: 0,
           resumeFromSeq: 5,
+          options: 0,
         }),
       );
       await waitFor(() => ok.frames.length === 5);

@@ -134,6 +134,31 @@ describe("decodeC2G on hostile input", () => {
     expect(decodeC2G(big)).toMatchObject({ error: "BadField", field: "clOrdNo" });
   });
 
+  it("reads an older client's Logon, without the options byte, as options 0; refuses unknown option bits", () => {
+    const logon = { token: "t", sessionName: "s", heartbeatMs: 500, codPolicy: 1, resumeFromSeq: 3 };
+    const now = Buffer.from(encodeC2G("Logon", { ...logon, options: 1 }));
+    expect(now.length).toBe(118);
+    expect(decodeC2G(now)).toMatchObject({ name: "Logon", body: { ...logon, options: 1 } });
+    const older = Buffer.from(now.subarray(0, 117));
+    older.writeUInt16LE(117, 2);
+    expect(decodeC2G(older)).toMatchObject({ name: "Logon", body: { ...logon, options: 0 } });
+    const shorter = Buffer.from(now.subarray(0, 116));
+    shorter.writeUInt16LE(116, 2);
+    expect(decodeC2G(shorter)).toMatchObject({ error: "Malformed", type: 1 });
+    const unknownBit = Buffer.from(now);
+    unknownBit[117] = 2;
+    expect(decodeC2G(unknownBit)).toMatchObject({ error: "BadField", field: "options" });
+    // Only a message with fields added later has an older size: a short NewOrder stays malformed.
+    const order = Buffer.from(
+      encodeC2G("NewOrder", {
+        ...{ clOrdNo: 1, instrumentId: 1, side: 1, ordType: 1, tif: 1, positionIdx: 0 },
+        ...{ priceTicks: 10, qtyLots: 1, flags: 0 },
+      }).subarray(0, 41),
+    );
+    order.writeUInt16LE(41, 2);
+    expect(decodeC2G(order)).toMatchObject({ error: "Malformed", type: 2 });
+  });
+
   it("encoders refuse values outside 53 bits instead of writing wrong bytes", () => {
     expect(() => encodeC2G("Heartbeat", { echo: 2 ** 53 })).toThrow(RangeError);
     expect(() => encodeC2G("Heartbeat", { echo: -1 })).toThrow(RangeError);

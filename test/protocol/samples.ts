@@ -4,7 +4,14 @@ import type { MessageName } from "../../src/protocol/schema.js";
 export const HEADER = { sessionId: 7, seq: 42, recvNs: 1_234_567_890_123, sendNs: 1_234_567_891_000 };
 
 export const SAMPLES: Record<MessageName, Record<string, unknown>> = {
-  Logon: { token: "tok-123", sessionName: "alpha", heartbeatMs: 1000, codPolicy: 1, resumeFromSeq: 17 },
+  Logon: {
+    token: "tok-123",
+    sessionName: "alpha",
+    heartbeatMs: 1000,
+    codPolicy: 1,
+    resumeFromSeq: 17,
+    options: 1,
+  },
   NewOrder: {
     clOrdNo: 5,
     instrumentId: 1,

@@ -107,6 +107,7 @@ describe("PROTOCOL.md tables match the codec", () => {
     OrdType: S.OrdType,
     Tif: S.Tif,
     CodPolicy: S.CodPolicy,
+    LogonOptions: S.LogonOptions,
     CancelAllScope: S.CancelAllScope,
     QueryScope: S.QueryScope,
     OrderStatus: S.OrderStatus,

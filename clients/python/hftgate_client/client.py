@@ -25,6 +25,7 @@ from .enums import (
     CancelAllScope,
     Code,
     CodPolicy,
+    LogonOptions,
     MdFlags,
     MdStatus,
     OrderFlags,
@@ -145,6 +146,7 @@ class GatewayClient:
         *,
         heartbeat_ms: int = 1000,
         cod_policy: CodPolicy = CodPolicy.NONE,
+        logon_options: LogonOptions = LogonOptions.NONE,
         auto_reconnect: bool = False,
         reconnect_delay: float = 0.2,
         last_seq: int = 0,
@@ -158,6 +160,7 @@ class GatewayClient:
         self.session_name = session_name
         self.heartbeat_ms = heartbeat_ms
         self.cod_policy = cod_policy
+        self.logon_options = logon_options
         self.auto_reconnect = auto_reconnect
         self.reconnect_delay = reconnect_delay
         self.trace_capacity = trace_capacity
@@ -257,6 +260,7 @@ class GatewayClient:
                 heartbeat_ms=self.heartbeat_ms,
                 cod_policy=self.cod_policy,
                 resume_from_seq=self.last_seq + 1 if self.last_seq > 0 else 0,
+                options=self.logon_options,
             ),
         )
         try:

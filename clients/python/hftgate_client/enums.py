@@ -26,6 +26,14 @@ class CodPolicy(IntEnum):
     CANCEL_ON_DISCONNECT = 1
 
 
+class LogonOptions(IntEnum):
+    """NO_PENDING_UPDATES: no OrderUpdate acknowledging the session's own cancel or amend (PendingCancel,
+    PendingReplace); the outcome still comes."""
+
+    NONE = 0
+    NO_PENDING_UPDATES = 1
+
+
 class CancelAllScope(IntEnum):
     SESSION = 1
     SESSION_INSTRUMENT = 2

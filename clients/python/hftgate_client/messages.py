@@ -19,6 +19,7 @@ from .enums import (
     CodPolicy,
     CreditBucket,
     Liquidity,
+    LogonOptions,
     MdStatus,
     OrderStatus,
     OrdType,
@@ -67,12 +68,13 @@ class Logon(Message):
     heartbeat_ms: int = wire("u32")
     cod_policy: CodPolicy | int = wire("u8", CodPolicy)
     resume_from_seq: int = wire("u64")
+    options: LogonOptions | int = wire("u8", LogonOptions)
 
     def __repr__(self) -> str:  # the token is a secret: never print it
         return (
             f"Logon(token=<{len(self.token)} chars>, session_name={self.session_name!r}, "
             f"heartbeat_ms={self.heartbeat_ms}, cod_policy={self.cod_policy}, "
-            f"resume_from_seq={self.resume_from_seq})"
+            f"resume_from_seq={self.resume_from_seq}, options={self.options})"
         )
 
 
