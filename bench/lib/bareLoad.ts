@@ -7,8 +7,9 @@
  * and the bare forwarder are compared with identical strategy-side code. On one vCPU every process's
  * CPU is in the round trip, and GatewayClient (full decode, order book, events) costs the strategy
  * more per frame than this driver; that cost belongs to the client library, not to the gateway.
- * A create is answered by its Ack, a cancel by its OrderUpdate(Cancelled): the gateway's PendingCancel
- * update is read (it costs the strategy what any frame costs) and passed over.
+ * A create is answered by its Ack, a cancel by its OrderUpdate(Cancelled). The driver logs on with
+ * NoPendingUpdates, so the gateway, like the bare forwarders, sends a cancel its outcome only; with
+ * HFTGATE_BENCH_PENDING_UPDATES=1 it logs on without it, and the PendingCancel is read and passed over.
  */
 import type { RecordableHistogram } from "node:perf_hooks";
 import WebSocket from "ws";
@@ -40,6 +41,8 @@ function monoNs(): number {
 export interface GatewayLogon {
   token: string;
   sessionName: string;
+  /** LogonOptions bits (NoPendingUpdates: the gateway sends a cancel's outcome only, as a bare forwarder does). */
+  options: number;
 }
 
 export class BareDriver {
@@ -95,7 +98,7 @@ export class BareDriver {
           heartbeatMs: HEARTBEAT_MS,
           codPolicy: CodPolicy.None,
           resumeFromSeq: 0,
-          options: 0,
+          options: logon.options,
         }),
       );
     });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BareDriver } from "../../bench/lib/bareLoad.js";
 import { LegHistograms } from "../../bench/lib/orderLoad.js";
 import { newHistogram } from "../../bench/lib/stats.js";
+import { LogonOptions } from "../../src/protocol/schema.js";
 import { type Harness, startHarness } from "../e2e/harness.js";
 
 let t: Harness;
@@ -30,7 +31,7 @@ describe("BareDriver against the gateway", () => {
     };
     const d = await BareDriver.openGateway(
       t.h.url,
-      { token: t.h.token, sessionName: "bare-driver" },
+      { token: t.h.token, sessionName: "bare-driver", options: LogonOptions.None },
       hft,
       spot,
     );
@@ -54,10 +55,39 @@ describe("BareDriver against the gateway", () => {
     }
   });
 
+  it("logged on with NoPendingUpdates, a cancel is answered by its Cancelled alone", async () => {
+    const spot = {
+      instrumentId: t.inst("coinswitchx", "BTC/INR"),
+      side: 1,
+      priceTicks: 2_000_000,
+      qtyLots: 5,
+    };
+    const d = await BareDriver.openGateway(
+      t.h.url,
+      { token: t.h.token, sessionName: "bare-driver-quiet", options: LogonOptions.NoPendingUpdates },
+      spot,
+      spot,
+    );
+    try {
+      const cancels = newHistogram();
+      await d.sequentialCancels(2, cancels);
+      expect(cancels.count).toBe(2);
+      // 2 Acks and 2 Cancelled updates: no PendingCancel.
+      expect(d.answers).toBe(4);
+    } finally {
+      d.close();
+    }
+  });
+
   it("a refused logon fails the open", async () => {
     const hft = { instrumentId: t.inst("linear", "BTCUSDT"), side: 1, priceTicks: 600_000, qtyLots: 10 };
     await expect(
-      BareDriver.openGateway(t.h.url, { token: "not-the-token-0000000000", sessionName: "x" }, hft, hft),
+      BareDriver.openGateway(
+        t.h.url,
+        { token: "not-the-token-0000000000", sessionName: "x", options: 0 },
+        hft,
+        hft,
+      ),
     ).rejects.toThrow(/refused the driver's logon/);
   });
 });

@@ -167,7 +167,7 @@ serveChild(
     async bareConnectGateway(a) {
       const driver = await BareDriver.openGateway(
         a.url as string,
-        { token: a.token as string, sessionName: a.session as string },
+        { token: a.token as string, sessionName: a.session as string, options: a.options as number },
         a.tpl as OrderTemplate,
         a.spotTpl as OrderTemplate,
       );
