@@ -26,6 +26,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "Node flags for the bench's gateway process only (space-separated; diagnosis)",
   },
   { name: "HFTGATE_BENCH_OVERRIDES", readBy: "bench", doc: "JSON knob overrides for A/B runs" },
+  {
+    name: "HFTGATE_BENCH_PENDING_UPDATES",
+    readBy: "bench",
+    doc: "1: the e2e same-driver session logs on without NoPendingUpdates (A/B of the PendingCancel)",
+  },
   { name: "HFTGATE_BENCH_E2E", readBy: "bench", doc: "runs only the end-to-end configurations matching it" },
   { name: "HFTGATE_BENCH_SIZES", readBy: "bench", doc: "JSON phase sizes (smaller runs for diagnosis)" },
   { name: "HFTGATE_BENCH_DIR", readBy: "bench", doc: "directory of the journal benchmark's files" },
