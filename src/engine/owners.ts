@@ -209,11 +209,11 @@ export class Owners {
 
   /**
    * False when the order's owner asked at its latest logon not to be sent the updates that acknowledge
-   * a cancel or amend the gateway sends for it (LogonOptions.NoPendingUpdates). One with no session
-   * since a restart is sent everything.
+   * a cancel or amend the gateway sends for it (LogonOptions.NoPendingUpdates); a session restored
+   * after a restart keeps what its latest logon asked. An owner with no session is sent everything.
    */
   wantsPending(o: Order): boolean {
-    const sid = this.sid(o);
+    const sid = this.sid(o) || this.heldSession(o.sessionId);
     const s = sid === 0 ? undefined : this.sink.session(sid);
     return s === undefined || (s.options & LogonOptions.NoPendingUpdates) === 0;
   }

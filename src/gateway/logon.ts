@@ -75,10 +75,10 @@ export class LogonDesk {
       return;
     }
     const s = existing ?? this.table.create(b.sessionName, isAdmin);
+    s.options = b.options; // journaled with the logon
     this.table.loggedOn(s);
     s.lastClOrdNo = Math.max(s.lastClOrdNo, this.engineLastClOrdNo(s));
     s.codPolicy = b.codPolicy;
-    s.options = b.options;
     s.heartbeatMs =
       b.heartbeatMs === 0 ? this.cfg.heartbeatMs : Math.min(60_000, Math.max(100, b.heartbeatMs));
     s.link = l;

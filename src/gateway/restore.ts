@@ -18,6 +18,8 @@ export interface RestoredSession {
   readonly frames: readonly Buffer[];
   /** Wall-clock ms since when the session has had no connection (its logoff, or the journal's end). */
   readonly idleSinceMs: number;
+  /** LogonOptions of its latest logon. */
+  readonly options: number;
 }
 
 export interface RestoreResult {
@@ -46,6 +48,7 @@ interface Acc {
   start: number;
   connected: boolean;
   idleSinceMs: number;
+  options: number;
 }
 
 /** Seq of a gateway → client frame (header u64 at offset 8, < 2^53). */
@@ -78,6 +81,7 @@ export class SessionRestorer implements JournalConsumer {
       a.sessionId = r.sid;
       if (r.op === "logon") {
         a.admin = r.admin === 1;
+        a.options = r.options ?? 0;
         a.connected = true;
       } else {
         a.connected = false;
@@ -112,6 +116,7 @@ export class SessionRestorer implements JournalConsumer {
         start: 0,
         connected: false,
         idleSinceMs: 0,
+        options: 0,
       };
       this.byName.set(name, a);
     }
@@ -125,7 +130,8 @@ export class SessionRestorer implements JournalConsumer {
       // Connected when the journal ends: the previous process died (or stopped) with it connected.
       const idleSinceMs = a.connected ? this.lastTs : a.idleSinceMs;
       const frames = a.frames.slice(a.start).concat(a.frames.slice(0, a.start));
-      all.push({ name, sessionId: a.sessionId, admin: a.admin, nextSeq: a.nextSeq, frames, idleSinceMs });
+      const { sessionId, admin, nextSeq, options } = a;
+      all.push({ name, sessionId, admin, nextSeq, frames, idleSinceMs, options });
     }
     const o = this.opts;
     const kept = all

@@ -112,6 +112,8 @@ export class SessionTable<L> {
         this.o.journal !== undefined,
       );
       s.nextSeq = x.nextSeq;
+      // Until it logs on again, what it asked at its latest logon before the restart applies.
+      s.options = x.options;
       for (const f of x.frames) s.ring.push(frameSeq(f), f);
       s.awaitingLogon = true;
       this.byId.set(s.sessionId, s);
@@ -128,6 +130,7 @@ export class SessionTable<L> {
       op: s.anonymous ? "anon" : "logon",
       sid: s.sessionId,
       admin: s.admin ? 1 : 0,
+      options: s.options,
     });
   }
 

@@ -70,6 +70,8 @@ export const SCHEMA: Readonly<Record<RecordKind, readonly (readonly [string, Fie
     ["op", "s"],
     ["sid", "n"],
     ["admin", "n"],
+    // Logon options of a logon (LogonOptions bits); absent in older journals: 0.
+    ["options", "n"],
   ],
 };
 
@@ -146,6 +148,8 @@ export interface SessionInput {
   sid: number;
   /** 1 for a session created with the admin token. */
   admin?: number;
+  /** A logon's LogonOptions bits (restored with the session after a restart). */
+  options?: number;
 }
 
 interface Base {

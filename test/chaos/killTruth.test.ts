@@ -15,6 +15,7 @@ import { record, report } from "./harness/results.js";
 const CI_RUNS: Array<[string, number]> = [
   ["kill3-default-fsync", 1],
   ["kill3-forget", 2],
+  ["kill3-quiet", 1],
   ["lost-answers", 2],
   ["counterparty", 3],
   ["term3", 1],

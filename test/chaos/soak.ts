@@ -104,6 +104,7 @@ async function main(): Promise<number> {
           `lost ${r.lost} dup ${r.duplicated} fill ${r.fillMismatches} state ${r.stateMismatches} ` +
           `rejected@venue ${r.rejectedAtVenue} gaps ${r.seqGaps + r.seqDuplicates} resumeLost ${r.resumeLost}` +
           (sc.keepFinishedMs !== undefined ? ` forgotten ${r.forgotten}` : "") +
+          ` pending updates ${r.pendingUpdates}` +
           ` rejects ${JSON.stringify(r.rejects)}` +
           (r.faultsExpected.length > 0
             ? ` faults ${JSON.stringify(Object.fromEntries(r.faultsExpected.map((k) => [k, r.faultHits[k] ?? 0])))}`

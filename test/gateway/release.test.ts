@@ -152,6 +152,7 @@ describe("sessions released", () => {
       nextSeq: 1,
       frames: [],
       idleSinceMs,
+      options: 0,
     });
     // Restore hands them most recent first; the older one must still be the first to go.
     t.restore({

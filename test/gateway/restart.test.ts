@@ -14,7 +14,7 @@ import { type RestoreOptions, restoreSessions } from "../../src/gateway/restore.
 import { listJournals, readJournal } from "../../src/journal/reader.js";
 import { Journal } from "../../src/journal/writer.js";
 import { decodeG2C, type G2CMessage } from "../../src/protocol/codec.js";
-import { CODES, Side } from "../../src/protocol/schema.js";
+import { CODES, LogonOptions, Side } from "../../src/protocol/schema.js";
 import { LIMIT_ORDER, startJournaledGateway, startTestGateway, TOKEN, waitFor } from "./helpers.js";
 import type { TestEngine } from "./testEngine.js";
 
@@ -203,6 +203,31 @@ describe("restart = resume (gateway on the journal of an earlier run)", () => {
     const back = open(gw, "boss", { token: ADMIN });
     await expect(back.c.connect()).resolves.toMatchObject({ resumed: 1 });
     await back.c.close();
+  });
+
+  it("keeps a restored session's Logon options (its latest logon's) until it logs on again", async () => {
+    dir = mkdtempSync(join(tmpdir(), "hftgate-gw-restart-"));
+    const one = await run();
+    const url = `ws://127.0.0.1:${one.gw.port}`;
+    const logOn = (gwUrl: string, options: number) =>
+      new GatewayClient({ url: gwUrl, token: TOKEN, sessionName: "quiet", logonOptions: options });
+    const loud = logOn(url, LogonOptions.None);
+    await loud.connect();
+    await loud.close();
+    const quiet = logOn(url, LogonOptions.NoPendingUpdates);
+    await quiet.connect();
+    await quiet.close();
+    await waitFor(() => one.gw.counts().connected === 0);
+    await stop(one.gw, one.j);
+    const r = restore();
+    expect(r.sessions.map((s) => [s.name, s.options])).toEqual([["quiet", LogonOptions.NoPendingUpdates]]);
+    const { gw } = await run({ restored: r });
+    const sid = r.sessions[0]!.sessionId;
+    expect(gw.session(sid)?.options).toBe(LogonOptions.NoPendingUpdates);
+    const again = logOn(`ws://127.0.0.1:${gw.port}`, LogonOptions.None);
+    await again.connect();
+    expect(gw.session(sid)?.options).toBe(LogonOptions.None);
+    await again.close();
   });
 
   it("holds sequenced frames until the journal says they are durable, then sends them in order", async () => {

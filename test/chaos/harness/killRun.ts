@@ -15,6 +15,7 @@ import { join } from "node:path";
 import type { FaultRule } from "../../../sim/index.js";
 import type { KeyPair } from "../../../src/auth/keys.js";
 import { readJournal } from "../../../src/journal/index.js";
+import { LogonOptions } from "../../../src/protocol/schema.js";
 import {
   type CrashFindings,
   compareCrashTruth,
@@ -57,6 +58,8 @@ export interface KillScenario {
    * kills and restarts. The truth check then reads a forgotten order as what the strategy was told.
    */
   keepFinishedMs?: number;
+  /** The strategy's Logon options (NoPendingUpdates: it hears its cancels' outcomes only). */
+  logonOptions?: number;
 }
 
 /** The soak's scenarios, by name (kill, SIGTERM drain, failing Spot reconciliation). */
@@ -74,6 +77,15 @@ export const KILL_SCENARIOS: readonly KillScenario[] = [
     throttle: true,
     lostAnswers: true,
     keepFinishedMs: 0,
+  },
+  {
+    name: "kill3-quiet",
+    kills: 3,
+    fsync: "every",
+    counterparty: true,
+    throttle: true,
+    lostAnswers: true,
+    logonOptions: LogonOptions.NoPendingUpdates,
   },
   { name: "kill3-default-fsync", kills: 3, counterparty: true, throttle: true, lostAnswers: true },
   { name: "term", kills: 1, counterparty: false, throttle: false, lostAnswers: false, signal: "SIGTERM" },
@@ -110,6 +122,13 @@ export interface KillReport {
   resumeLost: number;
   /** Finished orders the gateway had forgotten at the final check (scenarios with keepFinishedMs). */
   forgotten: number;
+  /** OrderUpdates PendingCancel / PendingReplace the strategy heard. */
+  pendingUpdates: number;
+  /**
+   * Of them, heard by a strategy logged on with NoPendingUpdates: a fault (the simulator raises no
+   * cancel on its own in these scenarios, so every PendingCancel would be the ack of the strategy's own).
+   */
+  quietHeard: number;
   /** HFT Fills with a gateway-made execId (informational, see crashTruth.ts). */
   synthesizedExecIds: number;
   /** `lateCreate` faults that fired: creates held by the venue, landed after a "not found" or their deadline. */
@@ -309,7 +328,7 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
     );
     const journalDir = join(rig.dir, "journal");
     const forgets = sc.keepFinishedMs !== undefined;
-    const s = await rig.strategy(`truth-${seed}`, { autoReconnect: true });
+    const s = await rig.strategy(`truth-${seed}`, { autoReconnect: true, logonOptions: sc.logonOptions });
     const ids = await instrumentIds(s);
     reader = new VenueReader(sim.baseUrl, keys, { spot: ids.spotStep, hft: ids.hftStep });
     const inst = (surface: "spot" | "hft") => (surface === "spot" ? ids.spot : ids.hft);
@@ -515,6 +534,8 @@ export async function runKill(sc: KillScenario, seed: number, settleMs = 10_000)
       seqDuplicates: s.client.duplicates,
       resumeLost: s.resumeLost,
       forgotten: s.forgottenRead,
+      pendingUpdates: s.pendingUpdates,
+      quietHeard: sc.logonOptions === undefined ? 0 : s.pendingUpdates,
       synthesizedExecIds: found.synthesizedExecIds.size,
       rejects,
       lateCreates: { held: late.held, landed: late.landed },
@@ -550,6 +571,7 @@ export const problems = (r: KillReport): number =>
   r.resumeLost +
   badStops(r) +
   r.unansweredAtClose +
+  r.quietHeard +
   unfired(r).length;
 
 /** The scenario's own faults that answered no request (the run did not test what it says). */

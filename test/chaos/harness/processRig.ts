@@ -36,7 +36,13 @@ export interface ProcessRig {
   /** A strategy logged on over a real socket (closed by close()). */
   strategy(
     name: string,
-    opts?: { autoReconnect?: boolean; codPolicy?: number; token?: string; heartbeatMs?: number },
+    opts?: {
+      autoReconnect?: boolean;
+      codPolicy?: number;
+      token?: string;
+      heartbeatMs?: number;
+      logonOptions?: number;
+    },
   ): Promise<Strategy>;
   /** Stops the strategies and the gateway and removes the temp dir (unless `keepDir`). */
   close(keepDir?: boolean): Promise<void>;

@@ -4,7 +4,7 @@
  * clOrdNo), so it works the same against an in-process engine and a child process.
  */
 import { GatewayClient } from "../../../src/client/index.js";
-import { type Body, OrdType, Side, Tif } from "../../../src/protocol/schema.js";
+import { type Body, OrderStatus, OrdType, Side, Tif } from "../../../src/protocol/schema.js";
 import { type GatewayView, LIVE, normFromWire } from "./truth.js";
 
 export interface Told {
@@ -44,6 +44,8 @@ export class Strategy {
   resumeLost = 0;
   /** Orders the last views() found forgotten by the gateway and read as what this strategy was told. */
   forgottenRead = 0;
+  /** OrderUpdates PendingCancel / PendingReplace received (a NoPendingUpdates session hears few or none). */
+  pendingUpdates = 0;
   /** LogonAcks received (the first logon included). */
   logons = 0;
   /** Fills per liquidity code (0 unknown, 1 maker, 2 taker). */
@@ -55,7 +57,7 @@ export class Strategy {
     url: string,
     token: string,
     readonly name: string,
-    opts: { autoReconnect?: boolean; codPolicy?: number; heartbeatMs?: number } = {},
+    opts: { autoReconnect?: boolean; codPolicy?: number; heartbeatMs?: number; logonOptions?: number } = {},
   ) {
     this.client = new GatewayClient({
       url,
@@ -65,6 +67,7 @@ export class Strategy {
       autoReconnect: opts.autoReconnect ?? false,
       reconnectDelayMs: 100,
       codPolicy: opts.codPolicy ?? 0,
+      logonOptions: opts.logonOptions ?? 0,
     });
     const c = this.client;
     c.on("ack", (b) => {
@@ -82,6 +85,8 @@ export class Strategy {
       if (b.requestId !== 0) return;
       const t = this.entry(b.clOrdNo);
       t.updates++;
+      if (b.status === OrderStatus.PendingCancel || b.status === OrderStatus.PendingReplace)
+        this.pendingUpdates++;
       if (b.cumQtyLots > t.fillLots) this.updatesAhead.push(`#${b.clOrdNo} ${b.cumQtyLots}>${t.fillLots}`);
       t.lastCum = b.cumQtyLots;
       t.lastStatus = b.status;
