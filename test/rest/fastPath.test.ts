@@ -7,6 +7,8 @@
  * that records every request's bytes and answers as each test asks.
  */
 import { createServer, type Server, type Socket } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import type { AnswerSink, PreparedRequest } from "../../src/rest/client.js";
@@ -435,5 +437,28 @@ describe("the v5 answer read as text", () => {
     expect(scanV5Ack('{"retCode":0,"result":{"orderId":"a\\"b","orderLinkId":"c"}}')).toBeUndefined();
     expect(scanV5Ack('{"retCode":0,"result":{"orderId":"a","orderLinkId":"c","extra":1}}')).toBeUndefined();
     expect(scanV5Ack('{"result":{"orderId":"a","orderLinkId":"c"},"retCode":0}')).toBeUndefined();
+  });
+
+  it("the order id is copied out of the answer's bytes: kept for the order's life, it keeps nothing of the answer", () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const pad = "p".repeat(20_000);
+    const id = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+    const answer = (i: number) =>
+      `{"retCode":0,"retMsg":"OK","result":{"orderId":"${id(i)}","orderLinkId":"c${i}"},"retExtInfo":{},"pad":"${pad}${i}"}`;
+    // Bytes that are not one per character: the id is read from the text (same value).
+    const wide = `{"retCode":0,"retMsg":"é","result":{"orderId":"${id(1)}","orderLinkId":"c"}}`;
+    expect(scanV5Ack(wide, Buffer.from(wide))?.orderId).toBe(id(1));
+    const kept: string[] = [];
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 2_000; i++) {
+      const text = answer(i);
+      kept.push(scanV5Ack(text, Buffer.from(text))!.orderId);
+    }
+    gc();
+    // 2,000 answers of 20 kB: 40 MB if each id were a slice of its answer's text.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(4_000_000);
+    expect(kept[1_234]).toBe(id(1_234));
   });
 });

@@ -30,9 +30,11 @@ interface AnswerSink<C> {
 
 /**
  * Reads a 2xx answer's text; returns the payload the general parse would give when the text is the
- * plain success it expects, undefined for anything else (the general parse then decides).
+ * plain success it expects, undefined for anything else (the general parse then decides). `body` is
+ * the text's bytes: a scanner may copy a value kept for long out of them (a slice of `text` would
+ * keep all of the text alive with it).
  */
-export type FastScanner = (text: string) => unknown;
+export type FastScanner = (text: string, body?: Buffer) => unknown;
 
 /** What a venue puts on the fast path: its order endpoints and, optionally, their answers' scanners. */
 export interface FastPathSpec {
@@ -82,7 +84,7 @@ class FastRequest implements FastJob {
     if (status >= 200 && status < 300) {
       const scan = fp.scanners[this.ep.id];
       if (scan !== undefined) {
-        const v = scan(text);
+        const v = scan(text, body);
         if (v !== undefined) {
           this.ok = true;
           this.outcome = v;

@@ -9,8 +9,12 @@ const OK_HEAD = '{"retCode":0,';
 const RESULT = '"result":{"orderId":"';
 const LINK = '","orderLinkId":"';
 
-/** The `result` of a plainly successful v5 order answer, or undefined (then the full parse decides). */
-export function scanV5Ack(text: string): V5OrderAck | undefined {
+/**
+ * The `result` of a plainly successful v5 order answer, or undefined (then the full parse decides).
+ * With the answer's bytes (`body`), the order id is copied out of them: the order keeps it for its
+ * whole life, and a slice of `text` would keep the whole answer alive with it.
+ */
+export function scanV5Ack(text: string, body?: Buffer): V5OrderAck | undefined {
   if (!text.startsWith(OK_HEAD)) return undefined;
   const r = text.indexOf(RESULT, OK_HEAD.length);
   if (r < 0) return undefined;
@@ -20,7 +24,11 @@ export function scanV5Ack(text: string): V5OrderAck | undefined {
   const linkAt = idEnd + LINK.length;
   const linkEnd = text.indexOf('"', linkAt);
   if (linkEnd < 0 || text.charCodeAt(linkEnd + 1) !== 0x7d) return undefined;
-  const orderId = text.slice(idAt, idEnd);
+  // One byte per character (the whole answer): the text's offsets are the bytes'.
+  const orderId =
+    body !== undefined && body.length === text.length
+      ? body.toString("utf8", idAt, idEnd)
+      : text.slice(idAt, idEnd);
   const orderLinkId = text.slice(linkAt, linkEnd);
   // An escape inside either id: the full parse reads it.
   if (orderId.includes("\\") || orderLinkId.includes("\\")) return undefined;
