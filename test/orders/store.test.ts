@@ -61,6 +61,19 @@ describe("OrderStore: lifecycle", () => {
     ]);
   });
 
+  it("keeps the last maxHistory status changes, each with its time", () => {
+    const store = new OrderStore({ maxHistory: 3 });
+    const o = store.create(req(1), 1);
+    store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "H", tsNs: 2 }, Source.Rest));
+    for (let n = 1; n <= 3; n++)
+      store.apply(
+        ev(Ev.Fill, { exchangeId: "H", execId: `e${n}`, lots: 1, pxTicks: 1000, tsNs: 2 + n }, Source.Stream),
+      );
+    store.requestCancel(o.clientId, 6);
+    store.apply(ev(Ev.VenueCancelled, { exchangeId: "H", tsNs: 7 }, Source.Stream));
+    expect(o.history).toEqual([Status.PartiallyFilled, 3, Status.PendingCancel, 6, Status.Cancelled, 7]);
+  });
+
   it("Spot: fills synthesized from cumulative executed_qty; executions arriving too are not double counted", () => {
     const { store, rec } = storeWithRecorder();
     const o = store.create(req(1));
