@@ -19,22 +19,24 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** A Spot buy far below the market: it rests until cancelled. */
+const spotOrder = () => ({
+  instrumentId: t.inst("coinswitchx", "BTC/INR"),
+  side: 1,
+  priceTicks: 2_000_000,
+  qtyLots: 5,
+});
+
+/** The driver on the gateway as session `name`; creates on `tpl`, cancels on Spot orders. */
+function openAs(name: string, options: number, tpl = spotOrder()): Promise<BareDriver> {
+  return BareDriver.openGateway(t.h.url, { token: t.h.token, sessionName: name, options }, tpl, spotOrder());
+}
+
 describe("BareDriver against the gateway", () => {
   it("creates are timed to their Ack and cancels to their Cancelled update, as their own session", async () => {
     // Far from the market: the orders rest until cancelled.
     const hft = { instrumentId: t.inst("linear", "BTCUSDT"), side: 1, priceTicks: 600_000, qtyLots: 10 };
-    const spot = {
-      instrumentId: t.inst("coinswitchx", "BTC/INR"),
-      side: 1,
-      priceTicks: 2_000_000,
-      qtyLots: 5,
-    };
-    const d = await BareDriver.openGateway(
-      t.h.url,
-      { token: t.h.token, sessionName: "bare-driver", options: LogonOptions.None },
-      hft,
-      spot,
-    );
+    const d = await openAs("bare-driver", LogonOptions.None, hft);
     try {
       const legs = new LegHistograms();
       await d.sequential(3, legs);
@@ -56,18 +58,7 @@ describe("BareDriver against the gateway", () => {
   });
 
   it("logged on with NoPendingUpdates, a cancel is answered by its Cancelled alone", async () => {
-    const spot = {
-      instrumentId: t.inst("coinswitchx", "BTC/INR"),
-      side: 1,
-      priceTicks: 2_000_000,
-      qtyLots: 5,
-    };
-    const d = await BareDriver.openGateway(
-      t.h.url,
-      { token: t.h.token, sessionName: "bare-driver-quiet", options: LogonOptions.NoPendingUpdates },
-      spot,
-      spot,
-    );
+    const d = await openAs("bare-driver-quiet", LogonOptions.NoPendingUpdates);
     try {
       const cancels = newHistogram();
       await d.sequentialCancels(2, cancels);
