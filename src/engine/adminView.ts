@@ -12,6 +12,7 @@ import { LIMIT_CLASSES, type RateLimiter } from "../limits/index.js";
 import { STATUS_NAMES, TERMINAL } from "../orders/index.js";
 import { monoNs } from "../orders/order.js"; // the store's clock
 import { decodeG2C } from "../protocol/codec.js";
+import { LogonOptions } from "../protocol/schema.js";
 import type { Engine } from "./engine.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics, Stage } from "./metrics.js";
@@ -103,6 +104,7 @@ export class AdminView {
       connected: s.connected,
       admin: s.admin,
       cancelOnDisconnect: s.codPolicy === 1,
+      noPendingUpdates: (s.options & LogonOptions.NoPendingUpdates) !== 0,
       liveOrders: 0,
     }));
     const byOwner = new Map(sessions.map((s) => [engine.owners.ownerOf(s.name), s]));

@@ -4,6 +4,7 @@
  * acknowledges the request; one that does not hears both; the option of the latest logon applies; an
  * older client's 117-byte Logon still logs on; an unknown option bit is refused.
  */
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { GatewayClient } from "../../src/client/index.js";
@@ -49,6 +50,17 @@ describe("Logon option NoPendingUpdates", () => {
     expect(await spotCancelStatuses(quiet)).toEqual([OrderStatus.Cancelled]);
     const loud = await logOn("pending-default", LogonOptions.None);
     expect(await spotCancelStatuses(loud)).toEqual([OrderStatus.PendingCancel, OrderStatus.Cancelled]);
+  });
+
+  it("/admin/state shows each session's option", async () => {
+    await logOn("pending-shown", LogonOptions.NoPendingUpdates);
+    await logOn("pending-not-shown", LogonOptions.None);
+    const st = await request(`${t.h.httpUrl}/admin/state`, {
+      headers: { authorization: `Bearer ${t.h.adminToken}` },
+    });
+    const snap = (await st.body.json()) as { sessions: { name: string; noPendingUpdates: boolean }[] };
+    const shown = (name: string) => snap.sessions.find((s) => s.name === name)?.noPendingUpdates;
+    expect([shown("pending-shown"), shown("pending-not-shown")]).toEqual([true, false]);
   });
 
   it("the option of the latest logon applies", async () => {
