@@ -131,7 +131,7 @@ export async function restart<A extends { readonly gateway: SessionSink }>(
   // 8. told vs known: what a restored session was due before the crash and never told
   const due: ToldSummary = { acks: 0, rejects: 0, fills: 0, updates: 0 };
   if (restored && restored.sessions.length > 0) {
-    const names = restored.sessions.map((s) => s.name);
+    const names = restored.sessions.map((s) => ({ name: s.name, options: s.options }));
     Object.assign(
       due,
       tellWhatWasDue({ store: engine.store, owners: engine.owners, book: instruments }, read.ledger, names),

@@ -10,7 +10,7 @@ import type { JournalRecord } from "../journal/records.js";
 import type { Order, OrderStore } from "../orders/index.js";
 import { Status } from "../orders/status.js";
 import { decodeG2C } from "../protocol/codec.js";
-import { OrderStatus } from "../protocol/schema.js";
+import { LogonOptions, OrderStatus } from "../protocol/schema.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { Owners } from "./owners.js";
 import { ackBody, fillBody, rejectBody, updateBody, WIRE_STATUS } from "./wireMap.js";
@@ -128,11 +128,18 @@ export interface TellDeps {
 /**
  * For every journaled order of each restored session: the Ack, Reject, Fill and OrderUpdate it was due
  * and not told. Call after replay and reconciliation, before the gateway is attached (what is sent
- * joins the owner's outbox, delivered into the restored session in order at attach).
+ * joins the owner's outbox, delivered into the restored session in order at attach). A session whose
+ * latest logon asked for NoPendingUpdates is not told an order's PendingCancel / PendingReplace (the
+ * gateway's own request still in flight): its outcome comes through the notifier, as it would have.
  */
-export function tellWhatWasDue(d: TellDeps, ledger: ToldLedger, sessions: readonly string[]): ToldSummary {
+export function tellWhatWasDue(
+  d: TellDeps,
+  ledger: ToldLedger,
+  sessions: readonly { name: string; options: number }[],
+): ToldSummary {
   const sum: ToldSummary = { acks: 0, rejects: 0, fills: 0, updates: 0 };
-  for (const name of sessions) {
+  for (const { name, options } of sessions) {
+    const quiet = (options & LogonOptions.NoPendingUpdates) !== 0;
     const ids = ledger.ordersOf(name);
     if (ids.length === 0) continue;
     // What reconciliation already queued for this owner counts as told.
@@ -140,13 +147,13 @@ export function tellWhatWasDue(d: TellDeps, ledger: ToldLedger, sessions: readon
       ledger.note(name, m.name, m.body as unknown as Record<string, unknown>);
     for (const id of ids) {
       const o = d.store.byClientId(id);
-      if (o !== undefined) tellOne(d, o, ledger.get(name, o.clientOrderNo), sum);
+      if (o !== undefined) tellOne(d, o, ledger.get(name, o.clientOrderNo), sum, quiet);
     }
   }
   return sum;
 }
 
-function tellOne(d: TellDeps, o: Order, t: Told | undefined, sum: ToldSummary): void {
+function tellOne(d: TellDeps, o: Order, t: Told | undefined, sum: ToldSummary, quiet: boolean): void {
   const wire = WIRE_STATUS[o.status]!;
   if (o.status === Status.Rejected && o.exchangeId === "") {
     if (t?.rejected) return;
@@ -191,7 +198,8 @@ function tellOne(d: TellDeps, o: Order, t: Told | undefined, sum: ToldSummary): 
   // An Ack alone tells New with nothing filled; an OrderUpdate follows when the store differs.
   const toldStatus = t === undefined || t.status < 0 ? OrderStatus.New : t.status;
   const toldCum = t === undefined ? 0 : t.cumLots;
-  if (wire !== toldStatus || o.filledLots !== toldCum) {
+  const ownRequest = o.status === Status.PendingCancel || o.status === Status.PendingReplace;
+  if ((wire !== toldStatus || o.filledLots !== toldCum) && !(quiet && ownRequest)) {
     d.owners.toOwner(o, "OrderUpdate", updateBody(o, d.book.byId(o.instrumentId)));
     sum.updates++;
   }

@@ -10,11 +10,12 @@ import { Owners } from "../../src/engine/owners.js";
 import { RunState } from "../../src/engine/runState.js";
 import { ToldLedger, tellWhatWasDue } from "../../src/engine/toldVsKnown.js";
 import type { JournalRecord } from "../../src/journal/records.js";
-import { OrderStore } from "../../src/orders/index.js";
-import { CODES, OrderStatus } from "../../src/protocol/schema.js";
+import { Ev, OrderStore, Source } from "../../src/orders/index.js";
+import { CODES, LogonOptions, OrderStatus } from "../../src/protocol/schema.js";
 import { BTCUSDT } from "../fixtures/instruments.js";
+import { ev } from "../orders/helpers.js";
 
-function setup() {
+function setup(options: number = LogonOptions.None) {
   const book = new InstrumentBook();
   const e = book.add(BTCUSDT);
   const store = new OrderStore();
@@ -44,7 +45,7 @@ function setup() {
     store.markSent(o.clientId);
     return o;
   };
-  const tell = () => tellWhatWasDue({ store, owners, book }, ledger, ["s"]);
+  const tell = () => tellWhatWasDue({ store, owners, book }, ledger, [{ name: "s", options }]);
   const sent = () => owners.kept(owner).map((m) => ({ name: m.name, ...(m.body as object) }));
   return { store, ledger, order, tell, sent };
 }
@@ -75,5 +76,19 @@ describe("told vs known", () => {
     t.store.requestCancel(a.clientId);
     expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 1 });
     expect(t.sent().at(-1)).toMatchObject({ name: "OrderUpdate", status: OrderStatus.PendingCancel });
+  });
+
+  it("a session that logged on with NoPendingUpdates is not told its own cancel in flight; the venue's Cancelled is told", () => {
+    const t = setup(LogonOptions.NoPendingUpdates);
+    const a = t.order(1);
+    t.store.ackCreate(a.clientId, "ex-1");
+    t.ledger.note("s", "Ack", { clOrdNo: 1, exchangeOrderId: "ex-1" });
+    t.store.requestCancel(a.clientId);
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0 });
+    expect(t.sent()).toEqual([]);
+    // The venue says it was cancelled: that is told.
+    t.store.apply(ev(Ev.VenueCancelled, { exchangeId: "ex-1" }, Source.Stream));
+    expect(t.tell()).toMatchObject({ updates: 1 });
+    expect(t.sent().at(-1)).toMatchObject({ name: "OrderUpdate", status: OrderStatus.Cancelled });
   });
 });
