@@ -98,6 +98,15 @@ export const KILL_SCENARIOS: readonly KillScenario[] = [
     lostAnswers: false,
     reconcile503Ms: 4_000,
   },
+  {
+    name: "reconcile-503-quiet",
+    kills: 2,
+    counterparty: true,
+    throttle: false,
+    lostAnswers: false,
+    reconcile503Ms: 4_000,
+    logonOptions: LogonOptions.NoPendingUpdates,
+  },
 ];
 
 export interface KillReport {
