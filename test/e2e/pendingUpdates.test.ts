@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { GatewayClient } from "../../src/client/index.js";
 import { decodeG2C, encodeC2G, type G2CMessage } from "../../src/protocol/codec.js";
-import { LogonOptions, OrderStatus, Side } from "../../src/protocol/schema.js";
+import { CODES, LogonOptions, OrderStatus, Side } from "../../src/protocol/schema.js";
 import { type Harness, next, recorder, startHarness, until } from "./harness.js";
 
 let t: Harness;
@@ -124,6 +124,7 @@ describe("Logon's options byte on the wire", () => {
     bad[117] = 2;
     const got = await rawSession(bad);
     expect(got.map((m) => m.name)).toEqual(["Error"]);
+    expect((got[0]!.body as { code: number }).code).toBe(CODES.BadField.code);
     expect(t.h.gateway.sessions().some((x) => x.name === "pending-bad")).toBe(false);
   });
 });
