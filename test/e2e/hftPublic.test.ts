@@ -116,8 +116,11 @@ describe.skipIf(BIN === undefined)("HFT public market data over NATS, end to end
     expect((await c.subscribe(btc)).status).toBe(MdStatus.Live);
     expect(r.find((m) => m.name === "TopOfBook")!.body.flags).toBe(MdFlags.Snapshot);
 
-    // Two prints in one minute, then a print in the next minute closes the first one's candle.
-    h.h.sim!.advance(60_000);
+    // Two prints in one minute, then a print in the next minute closes the first one's candle. Two
+    // minutes ahead first: the stream's connect marks its local minute as a gap (feedUp), and the
+    // venue's clock starts from the local one; one minute ahead could still be that minute when the
+    // local clock turned a minute between the venue's start and the connect (an Incomplete candle).
+    h.h.sim!.advance(120_000);
     await hft("sell", "64000.0");
     await hft("buy", "64000.0");
     await hft("sell", "64010.0", "0.001");
