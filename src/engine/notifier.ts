@@ -10,6 +10,7 @@ import {
   type Order,
   type OrderEvent,
   type OrderStore,
+  OWN_REQUEST_PENDING,
   Status,
   monoNs as storeNs,
   TERMINAL,
@@ -171,12 +172,8 @@ export class Notifier {
   }
 
   private sendUpdate(o: Order): void {
-    // PendingCancel / PendingReplace: the gateway's own request in flight, which this owner may not want.
-    if (
-      (o.status === Status.PendingCancel || o.status === Status.PendingReplace) &&
-      !this.d.owners.wantsPending(o)
-    )
-      return;
+    // The gateway's own request in flight, which this owner may not want.
+    if (OWN_REQUEST_PENDING[o.status] && !this.d.owners.wantsPending(o)) return;
     this.d.owners.toOwner(o, "OrderUpdate", updateBody(o, this.d.book.byId(o.instrumentId), this.updScratch));
     this.stamp();
   }

@@ -8,7 +8,7 @@
  */
 import type { JournalRecord } from "../journal/records.js";
 import type { Order, OrderStore } from "../orders/index.js";
-import { Status } from "../orders/status.js";
+import { OWN_REQUEST_PENDING, Status } from "../orders/status.js";
 import { decodeG2C } from "../protocol/codec.js";
 import { LogonOptions, OrderStatus } from "../protocol/schema.js";
 import type { InstrumentBook } from "./instruments.js";
@@ -198,8 +198,7 @@ function tellOne(d: TellDeps, o: Order, t: Told | undefined, sum: ToldSummary, q
   // An Ack alone tells New with nothing filled; an OrderUpdate follows when the store differs.
   const toldStatus = t === undefined || t.status < 0 ? OrderStatus.New : t.status;
   const toldCum = t === undefined ? 0 : t.cumLots;
-  const ownRequest = o.status === Status.PendingCancel || o.status === Status.PendingReplace;
-  if ((wire !== toldStatus || o.filledLots !== toldCum) && !(quiet && ownRequest)) {
+  if ((wire !== toldStatus || o.filledLots !== toldCum) && !(quiet && OWN_REQUEST_PENDING[o.status])) {
     d.owners.toOwner(o, "OrderUpdate", updateBody(o, d.book.byId(o.instrumentId)));
     sum.updates++;
   }

@@ -67,6 +67,17 @@ export const TERMINAL: readonly boolean[] = [
   false,
 ];
 
+/**
+ * The gateway's own cancel or amend in flight (PendingCancel, PendingReplace); indexed by Status. Their
+ * updates are what a session logged on with NoPendingUpdates is not sent, live or after a restart.
+ */
+export const OWN_REQUEST_PENDING: readonly boolean[] = (() => {
+  const t: boolean[] = new Array(STATUS_COUNT).fill(false);
+  t[Status.PendingCancel] = true;
+  t[Status.PendingReplace] = true;
+  return t;
+})();
+
 /** Statuses in which the order may still trade at the venue (or may exist there): cancel-all targets these. */
 export function isLive(s: Status): boolean {
   return !TERMINAL[s];
