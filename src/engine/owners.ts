@@ -187,7 +187,7 @@ export class Owners {
   toOwner<N extends EngineMessage>(o: Order, name: N, body: Body<N>, recvNs = 0): void {
     // Orphans have no session to tell: admins read them from the store (Query, /admin/state).
     if (o.sessionId === ORPHAN_OWNER) return;
-    const sid = this.sid(o) || this.heldSession(o.sessionId);
+    const sid = this.reach(o);
     if (sid !== 0) {
       this.sink.send(sid, name, body, recvNs);
       return;
@@ -202,6 +202,11 @@ export class Owners {
     box.push({ name, body: { ...body } as unknown as Body<EngineMessage> });
   }
 
+  /** The session an order's messages go to: its owner's, or one restored for it and not logged on yet; 0 for none. */
+  private reach(o: Order): number {
+    return this.sid(o) || this.heldSession(o.sessionId);
+  }
+
   /** A session the gateway holds for the owner's name without a logon yet (restored after a restart). */
   private heldSession(owner: number): number {
     return this.sink.sessionIdOf?.(this.ownerName(owner)) ?? 0;
@@ -213,7 +218,7 @@ export class Owners {
    * after a restart keeps what its latest logon asked. An owner with no session is sent everything.
    */
   wantsPending(o: Order): boolean {
-    const sid = this.sid(o) || this.heldSession(o.sessionId);
+    const sid = this.reach(o);
     const s = sid === 0 ? undefined : this.sink.session(sid);
     return s === undefined || (s.options & LogonOptions.NoPendingUpdates) === 0;
   }
