@@ -35,7 +35,7 @@ export interface Harness {
   h: EngineHandle;
   dir: string;
   clients: GatewayClient[];
-  client(name: string, codPolicy?: number, token?: string): Promise<GatewayClient>;
+  client(name: string, codPolicy?: number, token?: string, logonOptions?: number): Promise<GatewayClient>;
   /** Instrument id by venue and symbol. */
   inst(venue: string, symbol: string): number;
   close(): Promise<void>;
@@ -79,8 +79,15 @@ export async function startHarness(
     h,
     dir,
     clients,
-    async client(name, codPolicy = 0, token = h.token) {
-      const c = new GatewayClient({ url: h.url, token, sessionName: name, codPolicy, heartbeatMs: 1000 });
+    async client(name, codPolicy = 0, token = h.token, logonOptions = 0) {
+      const c = new GatewayClient({
+        url: h.url,
+        token,
+        sessionName: name,
+        codPolicy,
+        logonOptions,
+        heartbeatMs: 1000,
+      });
       await c.connect();
       clients.push(c);
       return c;

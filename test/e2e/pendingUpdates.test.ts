@@ -7,7 +7,7 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { GatewayClient } from "../../src/client/index.js";
+import type { GatewayClient } from "../../src/client/index.js";
 import { decodeG2C, encodeC2G, type G2CMessage } from "../../src/protocol/codec.js";
 import { CODES, LogonOptions, OrderStatus, Side } from "../../src/protocol/schema.js";
 import { type Harness, next, recorder, startHarness, until } from "./harness.js";
@@ -20,12 +20,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function logOn(name: string, options: number): Promise<GatewayClient> {
-  const c = new GatewayClient({ url: t.h.url, token: t.h.token, sessionName: name, logonOptions: options });
-  await c.connect();
-  t.clients.push(c);
-  return c;
-}
+const logOn = (name: string, options: number) => t.client(name, 0, t.h.token, options);
 
 /** A Spot order placed and acked, then cancelled: the statuses of the updates the session heard. */
 async function spotCancelStatuses(c: GatewayClient): Promise<number[]> {

@@ -51,12 +51,17 @@ function restore(over: Partial<RestoreOptions> = {}) {
   });
 }
 
-function open(gw: Gateway, name: string, extra: { lastSeq?: number; token?: string } = {}) {
+function open(
+  gw: Gateway,
+  name: string,
+  extra: { lastSeq?: number; token?: string; logonOptions?: number } = {},
+) {
   const c = new GatewayClient({
     url: `ws://127.0.0.1:${gw.port}`,
     token: extra.token ?? TOKEN,
     sessionName: name,
     lastSeq: extra.lastSeq,
+    logonOptions: extra.logonOptions ?? 0,
   });
   const got: G2CMessage[] = [];
   c.on("message", (m) => {
@@ -208,13 +213,10 @@ describe("restart = resume (gateway on the journal of an earlier run)", () => {
   it("keeps a restored session's Logon options (its latest logon's) until it logs on again", async () => {
     dir = mkdtempSync(join(tmpdir(), "hftgate-gw-restart-"));
     const one = await run();
-    const url = `ws://127.0.0.1:${one.gw.port}`;
-    const logOn = (gwUrl: string, options: number) =>
-      new GatewayClient({ url: gwUrl, token: TOKEN, sessionName: "quiet", logonOptions: options });
-    const loud = logOn(url, LogonOptions.None);
+    const loud = open(one.gw, "quiet", { logonOptions: LogonOptions.None }).c;
     await loud.connect();
     await loud.close();
-    const quiet = logOn(url, LogonOptions.NoPendingUpdates);
+    const quiet = open(one.gw, "quiet", { logonOptions: LogonOptions.NoPendingUpdates }).c;
     await quiet.connect();
     await quiet.close();
     await waitFor(() => one.gw.counts().connected === 0);
@@ -224,7 +226,7 @@ describe("restart = resume (gateway on the journal of an earlier run)", () => {
     const { gw } = await run({ restored: r });
     const sid = r.sessions[0]!.sessionId;
     expect(gw.session(sid)?.options).toBe(LogonOptions.NoPendingUpdates);
-    const again = logOn(`ws://127.0.0.1:${gw.port}`, LogonOptions.None);
+    const again = open(gw, "quiet", { logonOptions: LogonOptions.None }).c;
     await again.connect();
     expect(gw.session(sid)?.options).toBe(LogonOptions.None);
     await again.close();
