@@ -21,6 +21,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
   },
   { name: "HFTGATE_BENCH_PROFILE", readBy: "bench", doc: "directory for CPU profiles of the gateway" },
   {
+    name: "HFTGATE_BENCH_PROFILE_HEAP",
+    readBy: "bench",
+    doc: "1: the profiles of HFTGATE_BENCH_PROFILE sample allocations (collected ones included) instead of CPU",
+  },
+  {
     name: "HFTGATE_BENCH_GATEWAY_NODE_ARGS",
     readBy: "bench",
     doc: "Node flags for the bench's gateway process only (space-separated; diagnosis)",

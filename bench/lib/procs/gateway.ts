@@ -29,9 +29,11 @@ const [venueUrl = "", token = "", extra = "{}"] = process.argv.slice(2);
 
 let floor: RoundTripper | undefined;
 let profiler: Session | undefined;
+/** HFTGATE_BENCH_PROFILE_HEAP=1: the profile hooks sample allocations instead of CPU. */
+const HEAP = process.env.HFTGATE_BENCH_PROFILE_HEAP === "1";
 
-function post(s: Session, method: string): Promise<unknown> {
-  return new Promise((ok, fail) => s.post(method, (err, res) => (err ? fail(err) : ok(res))));
+function post(s: Session, method: string, params?: object): Promise<unknown> {
+  return new Promise((ok, fail) => s.post(method, params, (err, res) => (err ? fail(err) : ok(res))));
 }
 let hHttp = newHistogram();
 
@@ -130,14 +132,27 @@ async function main(): Promise<void> {
       async profStart() {
         profiler = new Session();
         profiler.connect();
+        if (HEAP) {
+          // Every allocation sampled, the ones collected since included: where the young generation's
+          // traffic comes from, not only what is kept.
+          await post(profiler, "HeapProfiler.startSampling", {
+            samplingInterval: 1024,
+            includeObjectsCollectedByMajorGC: true,
+            includeObjectsCollectedByMinorGC: true,
+          });
+          return null;
+        }
         await post(profiler, "Profiler.enable");
         await post(profiler, "Profiler.start");
         return null;
       },
       async profStop(a) {
         if (!profiler) return null;
-        const r = (await post(profiler, "Profiler.stop")) as { profile: unknown };
-        const file = join(a.dir as string, `gateway-${a.label as string}-${process.pid}.cpuprofile`);
+        const r = (await post(profiler, HEAP ? "HeapProfiler.stopSampling" : "Profiler.stop")) as {
+          profile: unknown;
+        };
+        const ext = HEAP ? "heapprofile" : "cpuprofile";
+        const file = join(a.dir as string, `gateway-${a.label as string}-${process.pid}.${ext}`);
         writeFileSync(file, JSON.stringify(r.profile));
         profiler.disconnect();
         profiler = undefined;
