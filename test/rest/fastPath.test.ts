@@ -236,6 +236,44 @@ describe("answers the minimal reader does not expect", () => {
     expect(a).toEqual(b);
   });
 
+  it("answers arriving in pieces on two sockets at once are each read whole", async () => {
+    // Each answer names the order it answers, and is written in five pieces interleaved with the
+    // other socket's: the sockets share one read buffer, so a piece kept from an earlier read must
+    // not be overwritten by the next read.
+    const pieces = (link: string): string[] => {
+      const body = `{"retCode":0,"retMsg":"OK","result":{"orderId":"id-${link}","orderLinkId":"${link}"},"retExtInfo":{},"time":1}`;
+      const raw = ok(body).raw;
+      const h = raw.indexOf("\r\n\r\n");
+      return [raw.slice(0, 20), raw.slice(20, h + 4), body.slice(0, 30), body.slice(30, 70), body.slice(70)];
+    };
+    const waiting: { sock: Socket; parts: string[] }[] = [];
+    const split = createServer((sock) =>
+      onConnection(sock, (so, req) => {
+        if (req.startsWith("GET ")) return answer(so, req);
+        waiting.push({ sock: so, parts: pieces(/"orderLinkId":"([^"]+)"/.exec(req)![1]!) });
+        if (waiting.length < 2) return;
+        // Both requests are in: their pieces go out alternately, a turn apart.
+        const pairs = waiting.splice(0);
+        let i = 0;
+        const step = () => {
+          for (const p of pairs) if (i < p.parts.length) p.sock.write(p.parts[i]!);
+          if (++i < 5) setTimeout(step, 15);
+        };
+        step();
+      }),
+    );
+    const s = stackOf(true, {}, await listenLocal(split));
+    try {
+      await s.start();
+      const [a, b] = await Promise.all([send(s, hftCreate(s, "piece-a")), send(s, hftCreate(s, "piece-b"))]);
+      expect(a).toEqual({ ok: true, value: { orderId: "id-piece-a", orderLinkId: "piece-a" } });
+      expect(b).toEqual({ ok: true, value: { orderId: "id-piece-b", orderLinkId: "piece-b" } });
+    } finally {
+      await s.stop();
+      await new Promise<void>((r) => split.close(() => r()));
+    }
+  });
+
   it("a 5xx HTML page is an unknown outcome", async () => {
     const page = "<html><body>502 Bad Gateway</body></html>";
     const ans: Answer = {

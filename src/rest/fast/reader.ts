@@ -2,8 +2,9 @@
  * The fast path's response reader: one HTTP/1.1 response on a socket with one request in flight.
  * Status line, the four headers the gateway reads (Content-Length, Transfer-Encoding, Connection,
  * Retry-After) and the body, framed by Content-Length, chunked, or the socket's end. The common case
- * (head and body in one read) slices the body out of that read without copying. Anything it cannot
- * frame is `MALFORMED`: the caller treats the outcome as unknown and drops the connection.
+ * (head and body in one read) slices the body out of that read without copying; a response spread over
+ * several reads is copied out of the read buffer between them (`own`). Anything it cannot frame is
+ * `MALFORMED`: the caller treats the outcome as unknown and drops the connection.
  */
 
 export const NEED_MORE = 0;
@@ -44,6 +45,17 @@ export class ResponseReader {
     this.want = 0;
     this.parts = undefined;
     this.single = undefined;
+  }
+
+  /**
+   * Copies whatever the reader keeps of earlier reads into bytes of its own: the socket reads into one
+   * buffer it reuses (`onread`), so a response spread over several reads must not point into it.
+   */
+  own(): void {
+    if (this.pending !== undefined) this.pending = Buffer.from(this.pending);
+    if (this.single !== undefined) this.single = Buffer.from(this.single);
+    if (this.parts !== undefined)
+      for (let i = 0; i < this.parts.length; i++) this.parts[i] = Buffer.from(this.parts[i]!);
   }
 
   /** The complete body (after DONE). */
