@@ -120,6 +120,14 @@ function rows(r: Json): Row[] {
     },
     {
       suite: "rest",
+      what: "create round trip, fast path → trivial server",
+      figure: lat(at(r, "rest.round_trip.fast_path_create")),
+      floor: `raw socket ${num(at(r, "rest.round_trip.raw_socket_floor.p50_us"))}`,
+      ratio: `${num(at(r, "rest.round_trip.fast_vs_floor_p50"))}× (CPU per request ${num(at(r, "rest.round_trip.fast_vs_floor_cpu"))}×)`,
+      target: "",
+    },
+    {
+      suite: "rest",
       what: "create round trip, fetch + sign per call",
       figure: lat(at(r, "rest.round_trip.fetch_sign_per_call")),
       floor: `raw socket ${num(at(r, "rest.round_trip.raw_socket_floor.p50_us"))}`,

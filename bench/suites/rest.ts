@@ -1,12 +1,13 @@
 /**
  * REST suite: signing (native / pure-JS / pre-signed lookup), request assembly, and the create-order
- * round trip through the REST layer versus a raw-socket floor and the reference-client pattern
- * (global fetch + sign per call), all in one run. The trivial server runs in a child process; when
+ * round trip through the REST layer (undici, and the fast path's own socket) versus a raw-socket floor
+ * and the reference-client pattern (global fetch + sign per call), all in one run, with the main
+ * thread's CPU per request of the floor and both REST paths. The trivial server runs in a child process; when
  * `taskset` exists the server and this process are both pinned to vCPU 0 (reported as `placement`).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { sign as nodeSign } from "node:crypto";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { cpus } from "node:os";
 import { Client, type Dispatcher, Pool } from "undici";
@@ -104,11 +105,32 @@ async function openFloor(
   };
 }
 
-async function block(fn: () => Promise<unknown>, n: number, h: ReturnType<typeof newHistogram>) {
+/** CPU time of this process's main thread in ns (the scheduler's accounting; NaN off Linux). */
+function mainThreadNs(): number {
+  try {
+    const s = readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, "utf8");
+    return Number(s.slice(0, s.indexOf(" ")));
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Times `n` calls into `h`; adds the main thread's CPU over them to `cpu.ns` (and `n` to `cpu.n`). */
+async function block(
+  fn: () => Promise<unknown>,
+  n: number,
+  h: ReturnType<typeof newHistogram>,
+  cpu?: { ns: number; n: number },
+) {
+  const c0 = cpu === undefined ? 0 : mainThreadNs();
   for (let i = 0; i < n; i++) {
     const t0 = process.hrtime.bigint();
     await fn();
     recordNs(h, process.hrtime.bigint() - t0);
+  }
+  if (cpu !== undefined) {
+    cpu.ns += mainThreadNs() - c0;
+    cpu.n += n;
   }
 }
 
@@ -253,13 +275,25 @@ export async function run(): Promise<Record<string, unknown>> {
         presign: { horizonMs: 200, refillMs: 20 },
         clock: false,
       });
+      // The same requests on the fast path's own socket (http.fastPath, the gateway's default for
+      // order requests): its template write and minimal reader against the floor's bare socket.
+      const fastStack = createRestStack({
+        keys,
+        spotBaseUrl: base,
+        hftBaseUrl: base,
+        http: { connections: 1, prewarm: 1, fastPath: true },
+        presign: { horizonMs: 200, refillMs: 20 },
+        clock: false,
+      });
       await stack.start();
+      await fastStack.start();
       // The pre-sign worker is background work: keep it off the hot vCPU, as a deployment would.
       const moved = pin && cpus().length > 1 ? threadIds().filter((t) => !before.has(t)) : [];
       for (const t of moved) execFileSync("taskset", ["-cp", "1", t], { stdio: "ignore" });
       out.presign_worker_placement =
         moved.length > 0 ? `pre-sign worker threads (${moved.length}) moved to vCPU 1` : "with the bench";
       stack.client.setGrid("hft", "BTCUSDT", GRID);
+      fastStack.client.setGrid("hft", "BTCUSDT", GRID);
       const prep = stack.client.prepareHftCreate(PARAMS);
       const hdr = prep.headers;
       let raw = `POST /v5/order/create HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: keep-alive\r\n`;
@@ -286,6 +320,7 @@ export async function run(): Promise<Record<string, unknown>> {
         return r.json();
       };
       const clientOnce = () => stack.client.createHftOrder(PARAMS);
+      const fastOnce = () => fastStack.client.createHftOrder(PARAMS);
       // undici's two dispatchers with the same request and a do-nothing handler: what the Pool layer
       // costs over a single Client ("undici at its leanest", docs/benchmarks.md).
       const opts: Dispatcher.DispatchOptions = {
@@ -312,17 +347,23 @@ export async function run(): Promise<Record<string, unknown>> {
       const floor = await openFloor(port, rawBytes);
       for (let i = 0; i < 2_000; i++) await floor.once();
       for (let i = 0; i < 2_000; i++) await clientOnce();
+      for (let i = 0; i < 2_000; i++) await fastOnce();
       for (let i = 0; i < 2_000; i++) await poolOnce();
       for (let i = 0; i < 2_000; i++) await singleOnce();
       const hF = newHistogram();
       const hR = newHistogram();
       const hP = newHistogram();
       const hC = newHistogram();
+      const hX = newHistogram();
+      const cpuF = { ns: 0, n: 0 };
+      const cpuR = { ns: 0, n: 0 };
+      const cpuX = { ns: 0, n: 0 };
       const h1 = stack.presigner!.hits;
       const m1 = stack.presigner!.misses;
       for (let round = 0; round < 20; round++) {
-        await block(floor.once, 1_000, hF);
-        await block(clientOnce, 1_000, hR);
+        await block(floor.once, 1_000, hF, cpuF);
+        await block(clientOnce, 1_000, hR, cpuR);
+        await block(fastOnce, 1_000, hX, cpuX);
         await block(poolOnce, 1_000, hP);
         await block(singleOnce, 1_000, hC);
       }
@@ -333,7 +374,9 @@ export async function run(): Promise<Record<string, unknown>> {
       const fetchS = await timeLoop(fetchOnce, 3_000, 500);
       const floorS = summarize(hF);
       const restS = summarize(hR);
-      await stack.stop();
+      const fastS = summarize(hX);
+      await Promise.all([stack.stop(), fastStack.stop()]);
+      const perReq = (c: { ns: number; n: number }) => Math.round(c.ns / c.n / 10) / 100;
       out.round_trip = {
         raw_socket_floor: floorS,
         rest_client_create: restS,
@@ -342,6 +385,16 @@ export async function run(): Promise<Record<string, unknown>> {
         undici_client_dispatch: summarize(hC),
         rest_vs_floor_p50: ratio(restS.p50_us, floorS.p50_us),
         rest_vs_floor_p99: ratio(restS.p99_us, floorS.p99_us),
+        fast_path_create: fastS,
+        fast_vs_floor_p50: ratio(fastS.p50_us, floorS.p50_us),
+        fast_vs_floor_p99: ratio(fastS.p99_us, floorS.p99_us),
+        // This process's main thread only (the server is another process, the pre-signer a worker).
+        cpu_us_per_request: {
+          raw_socket_floor: perReq(cpuF),
+          rest_client: perReq(cpuR),
+          fast_path: perReq(cpuX),
+        },
+        fast_vs_floor_cpu: ratio(perReq(cpuX), perReq(cpuF)),
         fetch_vs_floor_p50: ratio(fetchS.p50_us, floorS.p50_us),
         presign_hit_ratio: Math.round((rtHits / Math.max(1, rtHits + rtMisses)) * 10_000) / 10_000,
         connections: 1,
