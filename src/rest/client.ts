@@ -93,7 +93,8 @@ export interface PreparedRequest {
 /**
  * Where a request's outcome goes (`sendTo`): one long-lived object per caller, handed back the
  * request's context and a number of the caller's (its send time), so no closure is made per request.
- * Called on a later tick than the answer's arrival, never inside the HTTP client's callbacks.
+ * Called on a later tick than the answer's arrival, never inside undici's callbacks; the fast path
+ * calls a plainly successful answer's `answered` in its socket's read callback, with the socket free.
  */
 export interface AnswerSink<C> {
   /** 2xx: the unwrapped payload (`data` on Spot, `result` on v5). */

@@ -3,10 +3,12 @@
  * the fast path's own sockets (fast/origin.ts) in the caller's turn, or wait there in one FIFO when all
  * are busy (on the general client when none is connected); everything else stays on the general
  * (undici) client.
- * The answer is read with the general client's rules (parseResponse, the 401 clock question) and
- * delivered on the next tick like the general client's, so a sink sees the same outcome whichever path
- * carried the request. A 2xx answer a venue's scanner recognises as plainly successful is taken from
- * the text without a full parse (`FastScanner`).
+ * The answer is read with the general client's rules (parseResponse, the 401 clock question), so a
+ * sink sees the same outcome whichever path carried the request. A 2xx answer a venue's scanner
+ * recognises as plainly successful is taken from the text without a full parse (`FastScanner`) and
+ * delivered at once, in the socket's read callback: the socket is already free for the next request
+ * and nothing of the read is kept, so a sink may send from there (one tick queue drain less per
+ * order). Everything else is delivered on the next tick, like the general client's outcomes.
  */
 import type { Endpoint, EndpointId } from "../catalogue.js";
 import { NOT_SENT_CODE } from "../clientSet.js";
@@ -88,7 +90,7 @@ class FastRequest implements FastJob {
         if (v !== undefined) {
           this.ok = true;
           this.outcome = v;
-          process.nextTick(deliver, this);
+          deliver(this);
           return;
         }
       }
