@@ -9,9 +9,10 @@ import type { Logger } from "pino";
 import { ClockError, type ClockGate } from "../clock/clockSync.js";
 import type { Config } from "../config/load.js";
 import type { NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";
+import type { CommandInput } from "../journal/records.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
-import { type Order, type OrderStore, TERMINAL } from "../orders/index.js";
+import { type NewOrderRequest, type Order, type OrderStore, TERMINAL } from "../orders/index.js";
 import { monoNs } from "../protocol/clock.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
 import {
@@ -22,7 +23,7 @@ import {
   ResponseShapeError,
   ValidationError,
 } from "../rest/errors.js";
-import type { RiskGate } from "../risk/riskGate.js";
+import type { OrderIntent, RiskGate } from "../risk/riskGate.js";
 import { isNotAllowlisted } from "../venue/hft/fields.js";
 import type { VenueIngest } from "../venue/ingest.js";
 import { type Surfaces, surfaceOf } from "../venue/surface.js";
@@ -77,10 +78,50 @@ export interface CreatePathDeps {
   clock?: ClockGate;
 }
 
+/** Writable copies of the record types the create turn fills in once per order. */
+type Scratch<T> = { -readonly [K in keyof T]: T[K] };
+
 export class CreatePath implements RequestPath {
   readonly op = "create" as const;
   readonly spends = "create" as const;
   private readonly request: VenueRequest;
+  /**
+   * The create turn's records, one of each for every order: the risk gate, the store and the journal
+   * read them in the turn and copy what they keep, never the record itself.
+   */
+  private readonly intent: Scratch<OrderIntent> = {
+    sessionId: 0,
+    instrumentId: 0,
+    side: "buy",
+    type: "limit",
+    priceTicks: 0,
+    qtyLots: 0,
+  };
+  private readonly newReq: NewOrderRequest = {
+    sessionId: 0,
+    clientOrderNo: 0,
+    instrumentId: 0,
+    symbol: "",
+    surface: "hft",
+    side: "buy",
+    type: "limit",
+    tif: "GTC",
+    positionIdx: 0,
+    priceTicks: 0,
+    qtyLots: 0,
+  };
+  private readonly cmdRec: Scratch<Required<CommandInput>> = {
+    session: "",
+    op: "new",
+    clientId: "",
+    symbol: "",
+    side: "",
+    type: "",
+    price: "",
+    qty: "",
+    tif: "",
+    reason: "",
+  };
 
   constructor(private readonly d: CreatePathDeps) {
     this.request = new VenueRequest(d, this);
@@ -127,14 +168,13 @@ export class CreatePath implements RequestPath {
       return;
     }
     const owner = d.owners.ownerOfSession(session);
-    const intent = {
-      sessionId: owner,
-      instrumentId: inst.id,
-      side,
-      type,
-      priceTicks: type === "market" ? 0 : cmd.priceTicks,
-      qtyLots: cmd.qtyLots,
-    };
+    const intent = this.intent;
+    intent.sessionId = owner;
+    intent.instrumentId = inst.id;
+    intent.side = side;
+    intent.type = type;
+    intent.priceTicks = type === "market" ? 0 : cmd.priceTicks;
+    intent.qtyLots = cmd.qtyLots;
     const code = d.risk.check(intent);
     const t1 = monoNs();
     m.risk.record(t1 - t0);
@@ -143,24 +183,21 @@ export class CreatePath implements RequestPath {
       m.outcomes.rejected_risk.inc();
       return;
     }
+    const req = this.newReq;
+    req.sessionId = owner;
+    req.clientOrderNo = cmd.clOrdNo;
+    req.instrumentId = inst.id;
+    req.symbol = inst.symbol;
+    req.surface = inst.surface;
+    req.side = side;
+    req.type = type;
+    req.tif = tif;
+    req.positionIdx = (inst.surface === "hft" ? cmd.positionIdx : 0) as 0 | 1 | 2;
+    req.priceTicks = intent.priceTicks;
+    req.qtyLots = cmd.qtyLots;
     let order: Order;
     try {
-      order = d.store.create(
-        {
-          sessionId: owner,
-          clientOrderNo: cmd.clOrdNo,
-          instrumentId: inst.id,
-          symbol: inst.symbol,
-          surface: inst.surface,
-          side,
-          type,
-          tif,
-          positionIdx: (inst.surface === "hft" ? cmd.positionIdx : 0) as 0 | 1 | 2,
-          priceTicks: intent.priceTicks,
-          qtyLots: cmd.qtyLots,
-        },
-        t1,
-      );
+      order = d.store.create(req, t1);
     } catch (err) {
       // Duplicate order number (e.g. reused after a restart) or bad numbers: nothing was created.
       sink.send(
@@ -177,18 +214,19 @@ export class CreatePath implements RequestPath {
     d.notifier.expectAnswer(order.clientId, recvNs);
     const priceText = type === "market" ? "" : e.price.format(intent.priceTicks);
     const qtyText = e.qty.format(cmd.qtyLots);
-    d.journal?.command({
-      session: d.owners.ownerName(owner),
-      op: "new",
-      clientId: order.clientId,
-      symbol: inst.symbol,
-      side,
-      type,
-      price: priceText,
-      qty: qtyText,
-      tif,
-      reason: `no=${cmd.clOrdNo};inst=${e.key};pos=${order.positionIdx}`,
-    });
+    if (d.journal !== undefined) {
+      const rec = this.cmdRec;
+      rec.session = d.owners.ownerName(owner);
+      rec.clientId = order.clientId;
+      rec.symbol = inst.symbol;
+      rec.side = side;
+      rec.type = type;
+      rec.price = priceText;
+      rec.qty = qtyText;
+      rec.tif = tif;
+      rec.reason = `no=${cmd.clOrdNo};inst=${e.key};pos=${order.positionIdx}`;
+      d.journal.command(rec);
+    }
     if (d.gate.open(inst.surface)) this.admit(order, priceText, qtyText);
     else
       d.gate.hold(

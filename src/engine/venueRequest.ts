@@ -66,6 +66,10 @@ export interface VenueRequestDeps {
 }
 
 export class VenueRequest implements AnswerSink<Order> {
+  /** The request's journal record, one for every send (the journal encodes it in the call). */
+  private readonly reqRec: { clientId: string; op: string; method: string; path: string; attempt?: number } =
+    { clientId: "", op: "", method: "", path: "", attempt: undefined };
+
   constructor(
     private readonly d: VenueRequestDeps,
     private readonly path: RequestPath,
@@ -82,13 +86,15 @@ export class VenueRequest implements AnswerSink<Order> {
       this.concluded(o, err, 0);
       return;
     }
-    this.d.journal?.request({
-      clientId: o.clientId,
-      op: path.op,
-      method: req.endpoint.method,
-      path: req.path,
-      attempt,
-    });
+    if (this.d.journal !== undefined) {
+      const rec = this.reqRec;
+      rec.clientId = o.clientId;
+      rec.op = path.op;
+      rec.method = req.endpoint.method;
+      rec.path = req.path;
+      rec.attempt = attempt;
+      this.d.journal.request(rec);
+    }
     // Journal before the socket: this turn's records (the command and this request) in one write now,
     // whichever HTTP path sends it and whenever that path writes.
     this.d.journal?.flushSync();
