@@ -52,7 +52,7 @@ export interface GeneralPath {
   onUnauthorized: ((epochMs: number | undefined) => Promise<boolean>) | undefined;
 }
 
-/** One order request on the fast path: its outcome goes to the sink on the next tick. */
+/** One order request on the fast path: its outcome goes to the sink at once (a scanned success) or on the next tick. */
 class FastRequest implements FastJob {
   ok = false;
   outcome: unknown = undefined;
