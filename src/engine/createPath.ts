@@ -9,10 +9,9 @@ import type { Logger } from "pino";
 import { ClockError, type ClockGate } from "../clock/clockSync.js";
 import type { Config } from "../config/load.js";
 import type { NewOrderCmd, SessionInfo } from "../gateway/engineApi.js";
-import type { CommandInput } from "../journal/records.js";
 import type { Journal } from "../journal/writer.js";
 import type { LimitClass, RateLimiter, Rejected } from "../limits/index.js";
-import { type NewOrderRequest, type Order, type OrderStore, TERMINAL } from "../orders/index.js";
+import { type Order, type OrderStore, TERMINAL } from "../orders/index.js";
 import { monoNs } from "../protocol/clock.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
 import {
@@ -23,11 +22,12 @@ import {
   ResponseShapeError,
   ValidationError,
 } from "../rest/errors.js";
-import type { OrderIntent, RiskGate } from "../risk/riskGate.js";
+import type { RiskGate } from "../risk/riskGate.js";
 import { isNotAllowlisted } from "../venue/hft/fields.js";
 import type { VenueIngest } from "../venue/ingest.js";
 import { type Surfaces, surfaceOf } from "../venue/surface.js";
 import { type Account, EAGER_QUERY_CREDIT } from "./account.js";
+import { CreateRecords } from "./createRecords.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { Notifier } from "./notifier.js";
@@ -78,50 +78,12 @@ export interface CreatePathDeps {
   clock?: ClockGate;
 }
 
-/** Writable copies of the record types the create turn fills in once per order. */
-type Scratch<T> = { -readonly [K in keyof T]: T[K] };
-
 export class CreatePath implements RequestPath {
   readonly op = "create" as const;
   readonly spends = "create" as const;
   private readonly request: VenueRequest;
-  /**
-   * The create turn's records, one of each for every order: the risk gate, the store and the journal
-   * read them in the turn and copy what they keep, never the record itself.
-   */
-  private readonly intent: Scratch<OrderIntent> = {
-    sessionId: 0,
-    instrumentId: 0,
-    side: "buy",
-    type: "limit",
-    priceTicks: 0,
-    qtyLots: 0,
-  };
-  private readonly newReq: NewOrderRequest = {
-    sessionId: 0,
-    clientOrderNo: 0,
-    instrumentId: 0,
-    symbol: "",
-    surface: "hft",
-    side: "buy",
-    type: "limit",
-    tif: "GTC",
-    positionIdx: 0,
-    priceTicks: 0,
-    qtyLots: 0,
-  };
-  private readonly cmdRec: Scratch<Required<CommandInput>> = {
-    session: "",
-    op: "new",
-    clientId: "",
-    symbol: "",
-    side: "",
-    type: "",
-    price: "",
-    qty: "",
-    tif: "",
-    reason: "",
-  };
+  /** The risk intent, store request and journal command, filled in per order (createRecords.ts). */
+  private readonly rec = new CreateRecords();
 
   constructor(private readonly d: CreatePathDeps) {
     this.request = new VenueRequest(d, this);
@@ -168,7 +130,7 @@ export class CreatePath implements RequestPath {
       return;
     }
     const owner = d.owners.ownerOfSession(session);
-    const intent = this.intent;
+    const intent = this.rec.intent;
     intent.sessionId = owner;
     intent.instrumentId = inst.id;
     intent.side = side;
@@ -183,7 +145,7 @@ export class CreatePath implements RequestPath {
       m.outcomes.rejected_risk.inc();
       return;
     }
-    const req = this.newReq;
+    const req = this.rec.newOrder;
     req.sessionId = owner;
     req.clientOrderNo = cmd.clOrdNo;
     req.instrumentId = inst.id;
@@ -215,7 +177,7 @@ export class CreatePath implements RequestPath {
     const priceText = type === "market" ? "" : e.price.format(intent.priceTicks);
     const qtyText = e.qty.format(cmd.qtyLots);
     if (d.journal !== undefined) {
-      const rec = this.cmdRec;
+      const rec = this.rec.command;
       rec.session = d.owners.ownerName(owner);
       rec.clientId = order.clientId;
       rec.symbol = inst.symbol;
