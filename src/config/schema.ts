@@ -294,6 +294,12 @@ const TABLE = [
   { path: "http.connections", type: int(1, 256), def: 4, doc: "keep-alive connections per host" },
   { path: "http.connectTimeoutMs", type: int(1, 60_000), def: 1_000, doc: "connect timeout" },
   {
+    path: "http.caFile",
+    type: str(),
+    def: "",
+    doc: "PEM file of further certificate authorities trusted for the venue's TLS connections (undici's and the fast path's), beside Node's own: a TLS-inspecting proxy's, or a test venue's; empty = Node's own only",
+  },
+  {
     path: "http.headersTimeoutMs",
     type: int(1, 60_000),
     def: 2_000,

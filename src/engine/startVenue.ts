@@ -2,6 +2,7 @@
  * Start-up steps that reach the venue: keys, the embedded simulator (and its nats-server) for venue
  * `sim`, and the REST stack (clock sync, warm connections, pre-signer) built from the config sections.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { generateKeyHex } from "../auth/keygen.js";
@@ -138,6 +139,22 @@ export async function startRest(
   return rest;
 }
 
+/** `http.caFile`'s PEM text ("" when none); a file that cannot be read or holds no certificate stops the start. */
+export function readCaFile(file: string): string {
+  if (file === "") return "";
+  let pem: string;
+  try {
+    pem = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new StartupError(
+      `http.caFile: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  if (!pem.includes("-----BEGIN CERTIFICATE-----"))
+    throw new StartupError(`http.caFile: ${file} holds no PEM certificate`);
+  return pem;
+}
+
 /** The REST stack from the config's http, signing and clock sections (started by the caller). */
 function createRest(
   config: Config,
@@ -150,7 +167,7 @@ function createRest(
     keys,
     spotBaseUrl: spotBase,
     hftBaseUrl: hftBase,
-    http: config.http,
+    http: { ...config.http, ca: readCaFile(config.http.caFile) },
     epochPolicy: config.signing.epochPolicy,
     maxAheadMs: config.signing.uniqueMaxAheadMs,
     epochStepMs: config.signing.epochStepMs,

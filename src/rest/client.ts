@@ -6,6 +6,7 @@
  * futures}/; they come here through `prepareBody` (the fast path: validated body, header array built
  * directly, signature from the pre-signer's ring), `prepare` and `call`.
  */
+import { rootCertificates } from "node:tls";
 import type { RequestSigner } from "../auth/requestSigner.js";
 import { encodeQuery, wireTarget } from "../auth/signedMessage.js";
 import { buildCatalogue, type Catalogue, type Endpoint, type EndpointId } from "./catalogue.js";
@@ -53,6 +54,11 @@ export interface HttpOptions {
    * gateway's config (`http.fastPath`) turns it on by default.
    */
   fastPath?: boolean;
+  /**
+   * PEM text of further certificate authorities trusted for TLS to the venue, beside Node's own
+   * (`tls.rootCertificates`); undici's connections and the fast path's both use it.
+   */
+  ca?: string;
 }
 
 export interface RestClientOptions {
@@ -102,6 +108,11 @@ export interface AnswerSink<C> {
   answered(ctx: C, res: unknown, stamp: number, text: string): void;
   /** A typed RestError (or a transport error mapped to one). */
   failed(ctx: C, err: unknown, stamp: number): void;
+}
+
+/** Node's certificate authorities and `extra` (a TLS `ca` option replaces Node's own otherwise). */
+function trusted(extra: string | undefined): string[] | undefined {
+  return extra === undefined || extra === "" ? undefined : [...rootCertificates, extra];
 }
 
 const CT = "content-type";
@@ -165,6 +176,7 @@ export class RestClient {
               connectTimeoutMs: h.connectTimeoutMs ?? 2_000,
               headersTimeoutMs: h.headersTimeoutMs ?? 5_000,
               bodyTimeoutMs: h.bodyTimeoutMs ?? 5_000,
+              ca: trusted(h.ca),
             },
             {
               send: (req, sink, ctx, stamp) => this.sendGeneral(req, sink, ctx, stamp),
@@ -193,6 +205,7 @@ export class RestClient {
         headersTimeout: h.headersTimeoutMs ?? 5_000,
         bodyTimeout: h.bodyTimeoutMs ?? 5_000,
         keepAliveTimeout: h.keepAliveTimeoutMs ?? 30_000,
+        ca: trusted(h.ca),
       });
       this.origins.set(origin, set);
     }

@@ -31,6 +31,8 @@ export interface ClientSetOptions {
   headersTimeout: number;
   bodyTimeout: number;
   keepAliveTimeout: number;
+  /** Certificate authorities for TLS (Node's own and more), or Node's own. */
+  ca?: string[];
 }
 
 interface Waiting {
@@ -63,6 +65,7 @@ export class ClientSet {
           headersTimeout: o.headersTimeout,
           bodyTimeout: o.bodyTimeout,
           keepAliveTimeout: o.keepAliveTimeout,
+          ...(o.ca === undefined ? {} : { connect: { ca: o.ca } }),
         }),
       );
     }

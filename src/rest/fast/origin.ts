@@ -37,6 +37,8 @@ export interface FastOriginOptions {
   connectTimeoutMs: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Certificate authorities for TLS (Node's own and more), or Node's own. */
+  ca?: string[];
 }
 
 const S_DEAD = 0;
@@ -383,7 +385,14 @@ export class FastOrigin {
     };
     // The TLS socket takes `onread` as a plain socket does (its type does not list it).
     const s: Socket = tls
-      ? tlsConnect({ host, port, servername: host, ALPNProtocols: ["http/1.1"], onread } as ConnectionOptions)
+      ? tlsConnect({
+          host,
+          port,
+          servername: host,
+          ALPNProtocols: ["http/1.1"],
+          ca: this.o.ca,
+          onread,
+        } as ConnectionOptions)
       : netConnect({ port, host, onread });
     s.setNoDelay(true);
     c.sock = s;
