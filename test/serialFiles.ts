@@ -35,6 +35,7 @@ export const serialFiles = [
   "test/sim/market.test.ts",
   "test/bench/runner.test.ts",
   "test/bench/bareDriver.test.ts",
+  "test/rest/tls.test.ts",
 ];
 
 export const serialGlobs = [...serialDirs.map((d) => `${d}**/*.test.ts`), ...serialFiles];
