@@ -4,7 +4,6 @@
  * gateway and simulator in this process over a real socket; plus a binary-protocol session's
  * reports in a FIX drop copy.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +25,7 @@ import { FixStore } from "../../src/fix/store.js";
 import { freePort } from "../chaos/harness/processRig.js";
 import { newKeys, secretHex } from "../chaos/harness/venue.js";
 import { type Harness, startHarness } from "../e2e/harness.js";
+import { selfSigned } from "../selfSigned.js";
 
 const S = "\x01";
 const res: FrameResult = { used: 0, error: undefined };
@@ -165,36 +165,10 @@ describe("FIX store", () => {
   });
 });
 
-/** A self-signed certificate for localhost (openssl), or undefined where openssl is missing. */
-function selfSigned(dir: string): { cert: string; key: string } | undefined {
-  const cert = join(dir, "fix.crt");
-  const key = join(dir, "fix.key");
-  const r = spawnSync("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    key,
-    "-out",
-    cert,
-    "-days",
-    "1",
-    "-subj",
-    "/CN=localhost",
-    "-addext",
-    "subjectAltName=DNS:localhost",
-  ]);
-  return r.status === 0 ? { cert, key } : undefined;
-}
-
 describe("FIX session rules over a socket (TLS where openssl can make a certificate)", () => {
   const alpha = newKeys();
   const certDir = mkdtempSync(join(tmpdir(), "hftgate-fixtls-"));
-  const tlsFiles = selfSigned(certDir);
+  const tlsFiles = selfSigned(certDir, "localhost", "fix");
   const tlsCa = tlsFiles === undefined ? undefined : readFileSync(tlsFiles.cert, "utf8");
   const dc = newKeys();
   let h: Harness;

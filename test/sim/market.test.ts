@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type SimHandle, startSimulator } from "../../sim/index.js";
+import { selfSigned } from "../selfSigned.js";
 import { call, newKeys } from "./helpers.js";
 
 const A = newKeys();
@@ -56,36 +57,16 @@ describe("synthetic market", () => {
   });
 
   it("serves HTTPS when given a certificate", async () => {
-    const { execFileSync } = await import("node:child_process");
     const { mkdtempSync, readFileSync, rmSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
     const dir = mkdtempSync(join(tmpdir(), "simtls-"));
     try {
-      execFileSync(
-        "openssl",
-        [
-          "req",
-          "-x509",
-          "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
-          "-nodes",
-          "-keyout",
-          join(dir, "k.pem"),
-          "-out",
-          join(dir, "c.pem"),
-          "-days",
-          "1",
-          "-subj",
-          "/CN=127.0.0.1",
-        ],
-        { stdio: "ignore" },
-      );
+      const pair = selfSigned(dir, "127.0.0.1");
+      expect(pair, "openssl made a certificate").toBeDefined();
       sim = await startSimulator({
         market: { synthetic: false },
-        tls: { cert: readFileSync(join(dir, "c.pem")), key: readFileSync(join(dir, "k.pem")) },
+        tls: { cert: readFileSync(pair!.cert), key: readFileSync(pair!.key) },
       });
       expect(sim.baseUrl.startsWith("https://")).toBe(true);
       const { Agent, request } = await import("undici");
