@@ -11,12 +11,13 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
-import type { AnswerSink, PreparedRequest } from "../../src/rest/client.js";
+import type { PreparedRequest } from "../../src/rest/client.js";
 import { NetworkError, OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
 import { scanV5Ack } from "../../src/venue/hft/ackText.js";
 import { prepareHftAmend } from "../../src/venue/hft/amend.js";
 import { makeGrid } from "../../src/venue/orderFields.js";
 import { createRestStack, type RestStack } from "../../src/venue/stack.js";
+import { BTC_GRID as BTC, eachRequest, hftCreate, sendOnce as send } from "./helpers.js";
 
 const keys = loadKeyPair("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
 
@@ -41,22 +42,10 @@ const liveSockets: Socket[] = [];
 
 /** Splits a connection's bytes into requests (Content-Length framing) and answers each. */
 function onConnection(sock: Socket, reply: (sock: Socket, req: string) => void = answer): void {
-  let acc = Buffer.alloc(0);
   liveSockets.push(sock);
-  sock.on("error", () => {});
-  sock.on("data", (d: Buffer) => {
-    acc = Buffer.concat([acc, d]);
-    for (;;) {
-      const h = acc.indexOf("\r\n\r\n");
-      if (h < 0) return;
-      const m = /content-length: *(\d+)/i.exec(acc.toString("latin1", 0, h));
-      const end = h + 4 + (m ? Number(m[1]) : 0);
-      if (acc.length < end) return;
-      const req = acc.toString("utf8", 0, end);
-      acc = acc.subarray(end);
-      requests.push(req);
-      reply(sock, req);
-    }
+  eachRequest(sock, (req) => {
+    requests.push(req);
+    reply(sock, req);
   });
 }
 
@@ -70,22 +59,6 @@ function answer(sock: Socket, req: string): void {
   nextAnswer = undefined;
   if ("raw" in a) sock.write(a.raw);
   else if ("resetAfter" in a) sock.write(a.resetAfter, () => sock.resetAndDestroy());
-}
-
-interface Outcome {
-  ok: boolean;
-  value: unknown;
-}
-
-/** One request through `sendTo`; resolves with its outcome. */
-function send(stack: RestStack, req: PreparedRequest): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const sink: AnswerSink<number> = {
-      answered: (_c, value) => resolve({ ok: true, value }),
-      failed: (_c, value) => resolve({ ok: false, value }),
-    };
-    stack.client.sendTo(req, sink, 0, 0);
-  });
 }
 
 let fast: RestStack;
@@ -121,26 +94,7 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-const BTC = makeGrid("0.1", "0.001");
 const SPOT = makeGrid("1", "0.00001");
-
-/** A linear BTCUSDT limit buy with client id `link`. */
-function hftCreate(s: RestStack, link: string): PreparedRequest {
-  return s.client.prepareHftCreate(
-    {
-      category: "linear",
-      symbol: "BTCUSDT",
-      side: "buy",
-      orderType: "limit",
-      qty: "0.005",
-      price: "1000.0",
-      positionIdx: 0,
-      timeInForce: "GTC",
-      orderLinkId: link,
-    },
-    BTC,
-  );
-}
 
 /** The order requests of every venue, prepared once and sent through both paths. */
 const ORDERS: [string, (s: RestStack) => PreparedRequest][] = [

@@ -1,7 +1,10 @@
 import { createPublicKey, verify } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { signedMessage } from "../../src/auth/signedMessage.js";
+import type { AnswerSink, PreparedRequest } from "../../src/rest/client.js";
+import { makeGrid } from "../../src/venue/orderFields.js";
+import type { RestStack } from "../../src/venue/stack.js";
 
 export interface Seen {
   method: string;
@@ -97,3 +100,54 @@ export const SPOT_ORDER = {
   created_time: 1,
   updated_time: 1,
 };
+
+/** The BTCUSDT linear grid the order tests use. */
+export const BTC_GRID = makeGrid("0.1", "0.001");
+
+/** A linear BTCUSDT limit buy of 0.005 at 1000.0 with client id `link`. */
+export function hftCreate(s: RestStack, link: string): PreparedRequest {
+  return s.client.prepareHftCreate(
+    {
+      category: "linear",
+      symbol: "BTCUSDT",
+      side: "buy",
+      orderType: "limit",
+      qty: "0.005",
+      price: "1000.0",
+      positionIdx: 0,
+      timeInForce: "GTC",
+      orderLinkId: link,
+    },
+    BTC_GRID,
+  );
+}
+
+/** One request through `sendTo`; resolves with its outcome. */
+export function sendOnce(stack: RestStack, req: PreparedRequest): Promise<{ ok: boolean; value: unknown }> {
+  return new Promise((resolve) => {
+    const sink: AnswerSink<number> = {
+      answered: (_c, value) => resolve({ ok: true, value }),
+      failed: (_c, value) => resolve({ ok: false, value }),
+    };
+    stack.client.sendTo(req, sink, 0, 0);
+  });
+}
+
+/** Splits what a raw server's socket receives into requests (Content-Length framing), each to `each`. */
+export function eachRequest(sock: Socket, each: (req: string) => void): void {
+  let acc = Buffer.alloc(0);
+  sock.on("error", () => {});
+  sock.on("data", (d: Buffer) => {
+    acc = Buffer.concat([acc, d]);
+    for (;;) {
+      const h = acc.indexOf("\r\n\r\n");
+      if (h < 0) return;
+      const m = /content-length: *(\d+)/i.exec(acc.toString("latin1", 0, h));
+      const end = h + 4 + (m ? Number(m[1]) : 0);
+      if (acc.length < end) return;
+      const req = acc.toString("utf8", 0, end);
+      acc = acc.subarray(end);
+      each(req);
+    }
+  });
+}

@@ -5,7 +5,6 @@
  * authority the venue's certificate is refused and nothing is sent. Against a TLS server on 127.0.0.1
  * with a certificate made by openssl for the test (skipped where openssl is missing).
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -15,41 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { StartupError } from "../../src/engine/startupError.js";
 import { readCaFile } from "../../src/engine/startVenue.js";
-import type { AnswerSink, PreparedRequest } from "../../src/rest/client.js";
-import { makeGrid } from "../../src/venue/orderFields.js";
 import { createRestStack, type RestStack } from "../../src/venue/stack.js";
+import { selfSigned } from "../selfSigned.js";
+import { hftCreate as create, eachRequest, sendOnce as send } from "./helpers.js";
 
 const keys = loadKeyPair("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
-const BTC = makeGrid("0.1", "0.001");
 const dir = mkdtempSync(join(tmpdir(), "hftgate-rest-tls-"));
 
-/** A self-signed certificate for 127.0.0.1, or undefined where openssl cannot make one. */
-function selfSigned(): { cert: string; key: string } | undefined {
-  const cert = join(dir, "venue.crt");
-  const key = join(dir, "venue.key");
-  const r = spawnSync("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    key,
-    "-out",
-    cert,
-    "-days",
-    "1",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-addext",
-    "subjectAltName=IP:127.0.0.1",
-  ]);
-  return r.status === 0 ? { cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8") } : undefined;
-}
-
-const pair = selfSigned();
+const files = selfSigned(dir, "127.0.0.1", "venue");
+const pair = files && { cert: readFileSync(files.cert, "utf8"), key: readFileSync(files.key, "utf8") };
 const answerFor = (link: string) =>
   `{"retCode":0,"retMsg":"OK","result":{"orderId":"id-${link}","orderLinkId":"${link}"},"retExtInfo":{},"time":1}`;
 const http200 = (body: string) =>
@@ -61,33 +34,22 @@ const requests: string[] = [];
 let inPieces = false;
 
 function onConnection(sock: Socket): void {
-  let acc = Buffer.alloc(0);
-  sock.on("error", () => {});
-  sock.on("data", (d: Buffer) => {
-    acc = Buffer.concat([acc, d]);
-    for (;;) {
-      const h = acc.indexOf("\r\n\r\n");
-      if (h < 0) return;
-      const m = /content-length: *(\d+)/i.exec(acc.toString("latin1", 0, h));
-      const end = h + 4 + (m ? Number(m[1]) : 0);
-      if (acc.length < end) return;
-      const req = acc.toString("utf8", 0, end);
-      acc = acc.subarray(end);
-      if (req.startsWith("GET ")) {
-        sock.write(http200('{"serverTime":1}'));
-        continue;
-      }
-      requests.push(req);
-      const raw = http200(answerFor(/"orderLinkId":"([^"]+)"/.exec(req)?.[1] ?? "?"));
-      if (!inPieces) sock.write(raw);
-      else {
-        inPieces = false;
-        const cuts = [0, 17, 60, raw.length - 40, raw.length - 7, raw.length];
-        for (let i = 1; i < cuts.length; i++) {
-          const piece = raw.slice(cuts[i - 1], cuts[i]);
-          setTimeout(() => sock.write(piece), 15 * (i - 1));
-        }
-      }
+  eachRequest(sock, (req) => {
+    if (req.startsWith("GET ")) {
+      sock.write(http200('{"serverTime":1}'));
+      return;
+    }
+    requests.push(req);
+    const raw = http200(answerFor(/"orderLinkId":"([^"]+)"/.exec(req)?.[1] ?? "?"));
+    if (!inPieces) {
+      sock.write(raw);
+      return;
+    }
+    inPieces = false;
+    const cuts = [0, 17, 60, raw.length - 40, raw.length - 7, raw.length];
+    for (let i = 1; i < cuts.length; i++) {
+      const piece = raw.slice(cuts[i - 1], cuts[i]);
+      setTimeout(() => sock.write(piece), 15 * (i - 1));
     }
   });
 }
@@ -109,33 +71,6 @@ async function stack(fastPath: boolean, ca: string | undefined): Promise<{ s: Re
   stacks.push(s);
   // No clock and no pre-signer here: the stack's start is the client's, which counts what failed.
   return { s, failed: await s.client.start() };
-}
-
-function create(s: RestStack, link: string): PreparedRequest {
-  return s.client.prepareHftCreate(
-    {
-      category: "linear",
-      symbol: "BTCUSDT",
-      side: "buy",
-      orderType: "limit",
-      qty: "0.005",
-      price: "1000.0",
-      positionIdx: 0,
-      timeInForce: "GTC",
-      orderLinkId: link,
-    },
-    BTC,
-  );
-}
-
-function send(s: RestStack, req: PreparedRequest): Promise<{ ok: boolean; value: unknown }> {
-  return new Promise((resolve) => {
-    const sink: AnswerSink<number> = {
-      answered: (_c, value) => resolve({ ok: true, value }),
-      failed: (_c, value) => resolve({ ok: false, value }),
-    };
-    s.client.sendTo(req, sink, 0, 0);
-  });
 }
 
 /** The request without the signature and epoch headers (they differ between two sends). */
