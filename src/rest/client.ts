@@ -162,8 +162,10 @@ export class RestClient {
     this.deleteReset = h.deleteBodyKeepAlive === false ? undefined : false;
     this.answerDeadlineMs =
       (h.connectTimeoutMs ?? 2_000) + (h.headersTimeoutMs ?? 5_000) + (h.bodyTimeoutMs ?? 5_000);
-    this.spotConns = this.connsFor(opts.spotBaseUrl ?? DEFAULT_BASE_URL, h);
-    this.hftConns = this.connsFor(opts.hftBaseUrl ?? DEFAULT_BASE_URL, h);
+    // One list for every connection of both clients (Node's authorities copied once).
+    const ca = trusted(h.ca);
+    this.spotConns = this.connsFor(opts.spotBaseUrl ?? DEFAULT_BASE_URL, h, ca);
+    this.hftConns = this.connsFor(opts.hftBaseUrl ?? DEFAULT_BASE_URL, h, ca);
     this.fast =
       opts.fast === undefined || h.fastPath !== true
         ? undefined
@@ -176,7 +178,7 @@ export class RestClient {
               connectTimeoutMs: h.connectTimeoutMs ?? 2_000,
               headersTimeoutMs: h.headersTimeoutMs ?? 5_000,
               bodyTimeoutMs: h.bodyTimeoutMs ?? 5_000,
-              ca: trusted(h.ca),
+              ca,
             },
             {
               send: (req, sink, ctx, stamp) => this.sendGeneral(req, sink, ctx, stamp),
@@ -195,7 +197,7 @@ export class RestClient {
     }
   }
 
-  private connsFor(base: string, h: HttpOptions): ClientSet {
+  private connsFor(base: string, h: HttpOptions, ca: string[] | undefined): ClientSet {
     const origin = new URL(base).origin;
     let set = this.origins.get(origin);
     if (set === undefined) {
@@ -205,7 +207,7 @@ export class RestClient {
         headersTimeout: h.headersTimeoutMs ?? 5_000,
         bodyTimeout: h.bodyTimeoutMs ?? 5_000,
         keepAliveTimeout: h.keepAliveTimeoutMs ?? 30_000,
-        ca: trusted(h.ca),
+        ca,
       });
       this.origins.set(origin, set);
     }
