@@ -8,13 +8,8 @@
  *   node dist/bench/lib/heapProfile.js FILE.heapprofile [operations] [top]
  */
 import { readFileSync } from "node:fs";
-import { areaOf } from "./profile.js";
+import { areaOf, type Frame } from "./profile.js";
 
-interface Frame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
 interface HeapNode {
   callFrame: Frame;
   selfSize: number;

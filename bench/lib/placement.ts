@@ -86,11 +86,18 @@ export function cpuTimeMs(pid: number): number {
 export function cpuTimeNs(pid: number): number {
   try {
     let ns = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const s = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8");
-      ns += Number(s.slice(0, s.indexOf(" ")));
-    }
+    for (const tid of readdirSync(`/proc/${pid}/task`)) ns += threadCpuNs(pid, tid);
     return ns;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU time of one thread of a process in ns (its schedstat); NaN off Linux or once it has ended. */
+export function threadCpuNs(pid: number, tid: number | string): number {
+  try {
+    const s = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8");
+    return Number(s.slice(0, s.indexOf(" ")));
   } catch {
     return Number.NaN;
   }

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 
-interface Frame {
+export interface Frame {
   functionName: string;
   url: string;
   lineNumber: number;

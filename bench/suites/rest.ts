@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { sign as nodeSign } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { cpus } from "node:os";
 import { Client, type Dispatcher, Pool } from "undici";
@@ -21,6 +21,7 @@ import { VenueClient } from "../../src/venue/client.js";
 import type { HftCreateParams } from "../../src/venue/hft/create.js";
 import { makeGrid } from "../../src/venue/orderFields.js";
 import { createRestStack, HOT_PREFIXES } from "../../src/venue/stack.js";
+import { threadCpuNs, threadIds } from "../lib/placement.js";
 import { newHistogram, ratio, recordNs, summarize, timeSync } from "../lib/stats.js";
 
 export const name = "rest";
@@ -106,14 +107,7 @@ async function openFloor(
 }
 
 /** CPU time of this process's main thread in ns (the scheduler's accounting; NaN off Linux). */
-function mainThreadNs(): number {
-  try {
-    const s = readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, "utf8");
-    return Number(s.slice(0, s.indexOf(" ")));
-  } catch {
-    return Number.NaN;
-  }
-}
+const mainThreadNs = (): number => threadCpuNs(process.pid, process.pid);
 
 /** Times `n` calls into `h`; adds the main thread's CPU over them to `cpu.ns` (and `n` to `cpu.n`). */
 async function block(
@@ -162,15 +156,6 @@ async function timeChunked(fn: () => unknown, n: number, chunk = 500) {
     await sleep(1);
   }
   return summarize(h);
-}
-
-/** Kernel thread ids of this process (Linux); empty elsewhere. */
-function threadIds(): string[] {
-  try {
-    return readdirSync("/proc/self/task");
-  } catch {
-    return [];
-  }
 }
 
 function sleep(ms: number) {
