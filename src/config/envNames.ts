@@ -26,6 +26,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "1: the profiles of HFTGATE_BENCH_PROFILE sample allocations (collected ones included) instead of CPU",
   },
   {
+    name: "HFTGATE_BENCH_GATEWAY_B",
+    readBy: "bench",
+    doc: "a build's directory: the e2e suite also runs this build's and that build's gateways side by side (A/B, `vs_gateway`)",
+  },
+  {
     name: "HFTGATE_BENCH_GATEWAY_NODE_ARGS",
     readBy: "bench",
     doc: "Node flags for the bench's gateway process only (space-separated; diagnosis)",
