@@ -8,7 +8,7 @@
  *   node dist/bench/lib/heapProfile.js FILE.heapprofile [operations] [top]
  */
 import { readFileSync } from "node:fs";
-import { areaOf, type Frame } from "./profile.js";
+import { areaOf, type Frame, heaviestFirst } from "./profile.js";
 
 interface HeapNode {
   callFrame: Frame;
@@ -51,8 +51,7 @@ export function summarizeHeap(p: HeapProfile): HeapSummary {
     for (const c of n.children) walk(c, b);
   };
   walk(p.head, false);
-  const sort = (m: Map<string, number>) => [...m].sort((x, y) => y[1] - x[1]);
-  return { total, bench, areas: sort(areas), functions: sort(fns) };
+  return { total, bench, areas: heaviestFirst(areas), functions: heaviestFirst(fns) };
 }
 
 function main(): void {

@@ -49,6 +49,11 @@ export interface ProfileSummary {
   functions: [string, number][];
 }
 
+/** A tally's entries, largest first. */
+export function heaviestFirst(m: Map<string, number>): [string, number][] {
+  return [...m].sort((x, y) => y[1] - x[1]);
+}
+
 /** Self time in ms per area and per function (sorted, heaviest first). */
 export function summarizeProfile(p: CpuProfile): ProfileSummary {
   const byId = new Map<number, ProfNode>();
@@ -67,8 +72,11 @@ export function summarizeProfile(p: CpuProfile): ProfileSummary {
     const key = `${f.functionName || "(anonymous)"} ${a}:${f.lineNumber + 1}`;
     fns.set(key, (fns.get(key) ?? 0) + us / 1000);
   }
-  const sort = (m: Map<string, number>) => [...m].sort((x, y) => y[1] - x[1]);
-  return { wallMs: (p.endTime - p.startTime) / 1000, areas: sort(areas), functions: sort(fns) };
+  return {
+    wallMs: (p.endTime - p.startTime) / 1000,
+    areas: heaviestFirst(areas),
+    functions: heaviestFirst(fns),
+  };
 }
 
 function main(): void {
