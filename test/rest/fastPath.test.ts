@@ -191,14 +191,21 @@ describe("answers the minimal reader does not expect", () => {
   });
 
   it("answers arriving in pieces on two sockets at once are each read whole", async () => {
-    // Each answer names the order it answers, and is written in five pieces interleaved with the
+    // Each answer names the order it answers, and is written in six pieces interleaved with the
     // other socket's: the sockets share one read buffer, so a piece kept from an earlier read must
-    // not be overwritten by the next read.
+    // not be overwritten by the next read (the body's four pieces: kept over three later reads).
     const pieces = (link: string): string[] => {
       const body = `{"retCode":0,"retMsg":"OK","result":{"orderId":"id-${link}","orderLinkId":"${link}"},"retExtInfo":{},"time":1}`;
       const raw = ok(body).raw;
       const h = raw.indexOf("\r\n\r\n");
-      return [raw.slice(0, 20), raw.slice(20, h + 4), body.slice(0, 30), body.slice(30, 70), body.slice(70)];
+      return [
+        raw.slice(0, 20),
+        raw.slice(20, h + 4),
+        body.slice(0, 30),
+        body.slice(30, 50),
+        body.slice(50, 70),
+        body.slice(70),
+      ];
     };
     const waiting: { sock: Socket; parts: string[] }[] = [];
     const split = createServer((sock) =>
@@ -211,7 +218,7 @@ describe("answers the minimal reader does not expect", () => {
         let i = 0;
         const step = () => {
           for (const p of pairs) if (i < p.parts.length) p.sock.write(p.parts[i]!);
-          if (++i < 5) setTimeout(step, 15);
+          if (++i < 6) setTimeout(step, 15);
         };
         step();
       }),
