@@ -34,6 +34,8 @@ export class ResponseReader {
   private want = 0;
   private parts: Buffer[] | undefined = undefined;
   private single: Buffer | undefined = undefined;
+  /** How many of the kept body pieces (`single`, then `parts`) are copies already (`own`). */
+  private owned = 0;
 
   reset(): void {
     this.status = 0;
@@ -45,6 +47,7 @@ export class ResponseReader {
     this.want = 0;
     this.parts = undefined;
     this.single = undefined;
+    this.owned = 0;
   }
 
   /**
@@ -53,9 +56,15 @@ export class ResponseReader {
    */
   own(): void {
     if (this.pending !== undefined) this.pending = Buffer.from(this.pending);
-    if (this.single !== undefined) this.single = Buffer.from(this.single);
-    if (this.parts !== undefined)
-      for (let i = 0; i < this.parts.length; i++) this.parts[i] = Buffer.from(this.parts[i]!);
+    // Pieces copied at an earlier read are the reader's own already: only the newer ones are copied.
+    const parts = this.parts;
+    if (parts !== undefined) {
+      for (let i = this.owned; i < parts.length; i++) parts[i] = Buffer.from(parts[i]!);
+      this.owned = parts.length;
+    } else if (this.single !== undefined && this.owned === 0) {
+      this.single = Buffer.from(this.single);
+      this.owned = 1;
+    }
   }
 
   /** The complete body (after DONE). */
