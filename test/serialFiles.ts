@@ -21,6 +21,7 @@ export const serialFiles = [
   "test/engine/inProcess.test.ts",
   "test/journal/engineStart.test.ts",
   "test/journal/lock.test.ts",
+  "test/journal/mapped.test.ts",
   "test/telemetry/grafana.test.ts",
   "test/auth/presigner.test.ts",
   "test/arch/rules.test.ts",

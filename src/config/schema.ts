@@ -414,6 +414,12 @@ const TABLE = [
   { path: "journal.fsync", type: oneOf("none", "interval", "every"), def: "interval", doc: "fsync policy" },
   { path: "journal.fsyncIntervalMs", type: int(1, 60_000), def: 100, doc: "fsync interval for `interval`" },
   {
+    path: "journal.writeMode",
+    type: oneOf("auto", "map", "write"),
+    def: "auto",
+    doc: "how records reach the kernel: `map` encodes them straight into the file through a mapped window (the native part `native/journalmap.c`, built by `npm run build`; no system call per batch), `write` hands each batch over with write(2); `auto` maps when the native part is built and writes otherwise. `map` without it refuses to start",
+  },
+  {
     path: "journal.retryIntervalMs",
     type: int(10, 60_000),
     def: 1_000,

@@ -145,7 +145,7 @@ export class Checkpointer {
     // The one synchronous moment: the position, what is live and the positions, as of the same record.
     if (!journal.flushSync() && journal.failure !== undefined) return undefined;
     if (journal.failure !== undefined) return undefined;
-    const covers: JournalPosition = { file: basename(journal.path), offset: statSync(journal.path).size };
+    const covers: JournalPosition = { file: basename(journal.path), offset: journal.position };
     // A short journal is read whole at start as fast as a checkpoint: none until there is enough of it.
     const grown =
       coveredBytes(this.o.dir, covers) - (this.prev ? coveredBytes(this.o.dir, this.prev.head.covers) : 0);

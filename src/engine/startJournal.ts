@@ -14,6 +14,7 @@ import { SessionRestorer } from "../gateway/restore.js";
 import type { Checkpoint } from "../journal/checkpoint.js";
 import { chronological, listJournals } from "../journal/files.js";
 import type { JournalIdentity } from "../journal/identity.js";
+import { windowAddon } from "../journal/mappedWindow.js";
 import { type JournalConsumer, type JournalPart, readJournalsInto } from "../journal/reader.js";
 import { Journal } from "../journal/writer.js";
 import type { RiskGate } from "../risk/riskGate.js";
@@ -58,6 +59,8 @@ export function openJournal(
     onError: halt.onError,
     onRecover: halt.onRecover,
     retryIntervalMs: j.retryIntervalMs,
+    writeMode:
+      j.writeMode === "write" || (j.writeMode === "auto" && windowAddon() === undefined) ? "sync" : "map",
   });
   cleanups.push(() => journal.close());
   return journal;

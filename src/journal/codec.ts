@@ -46,6 +46,9 @@ const HEAD = 4 + 4 + 1 + 8 + 8 + 2;
 /** The smallest `len` a binary record can have (a head with no fields). */
 export const MIN_RECORD_LEN = HEAD - 8;
 
+/** The CRC of each kind's code byte alone: a record's CRC continues it over the bytes after the code. */
+const CODE_CRC: readonly number[] = Array.from(CODE_KIND, (_, code) => crc32(Uint8Array.of(code), 0, 1));
+
 /** Upper bound of the encoded size, so the writer can reserve room before encoding. */
 export function binaryBound(kind: RecordKind, src: object): number {
   let n = HEAD;
@@ -85,7 +88,6 @@ export function encodeBinary(
   const cap = buf.length;
   if (off + HEAD > cap) return -1;
   const code = KIND_CODE[kind];
-  buf[off + 8] = code;
   buf.writeDoubleLE(seq, off + 9);
   buf.writeDoubleLE(ts, off + 17);
   let p = off + HEAD;
@@ -121,7 +123,10 @@ export function encodeBinary(
   }
   buf.writeUInt16LE(mask, start + HEAD - 2);
   buf.writeUInt32LE(p - start - 8, start);
-  buf.writeUInt32LE(crc32(buf, start + 8, p), start + 4);
+  buf.writeUInt32LE(crc32(buf, start + 9, p, CODE_CRC[code]), start + 4);
+  // The kind byte last, in one store: a record written straight into the file (the mapped window) is
+  // whole once it is set, and a process killed before leaves the 0 that was there (scan.ts: a tail).
+  buf[start + 8] = code;
   return p;
 }
 

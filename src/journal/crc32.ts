@@ -23,10 +23,13 @@ for (let n = 0; n < 256; n++) {
   }
 }
 
-/** CRC-32 of `buf[start, end)` as an unsigned 32-bit number. */
-export function crc32(buf: Uint8Array, start: number, end: number): number {
-  if (end - start > JS_MAX) return zlibCrc32(buf.subarray(start, end));
-  let c = -1;
+/**
+ * CRC-32 of `buf[start, end)` as an unsigned 32-bit number; `prev` continues the CRC of bytes that
+ * come before the range (0: none).
+ */
+export function crc32(buf: Uint8Array, start: number, end: number, prev = 0): number {
+  if (end - start > JS_MAX) return zlibCrc32(buf.subarray(start, end), prev);
+  let c = ~prev;
   let i = start;
   for (; i + 8 <= end; i += 8) {
     const a = c ^ (buf[i]! | (buf[i + 1]! << 8) | (buf[i + 2]! << 16) | (buf[i + 3]! << 24));

@@ -1,8 +1,9 @@
 /**
  * Damage is not a torn tail. Walks a journal file record by record (binary: length, kind, CRC and field
  * bounds, no record built; NDJSON: each line parsed) and reports the first byte that does not start a
- * valid record. A crash mid-write leaves an incomplete last record with nothing readable after it: a
- * torn tail, harmless in the newest file only. Anything else (a CRC or framing failure followed by
+ * valid record. A crash mid-write leaves an incomplete last record (written through the mapped window:
+ * one whose kind byte is still 0) with nothing readable after it: a torn tail, harmless in the newest
+ * file only. Anything else (a CRC or framing failure followed by
  * readable records, a bad record that is complete, any failure in an earlier file) is damage.
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
@@ -28,8 +29,8 @@ export interface Fault {
   /** Valid records found after it (the damaged stretch skipped over). */
   readonly after: number;
   /**
-   * An incomplete record (or only zero bytes) with nothing readable after it: what a crash mid-write
-   * leaves. A torn tail when the file is the newest; damage in any other.
+   * An incomplete record, only zero bytes, or a record never committed (its kind byte still 0), with
+   * nothing readable after it: what a crash mid-write leaves. A torn tail when the file is the newest; damage in any other.
    */
   readonly tail: boolean;
 }
@@ -159,8 +160,16 @@ export function binaryFault(buf: Buffer, off: number, kind: FrameFault, records:
       p = end;
     } else p = nextRecord(buf, p + 1);
   }
-  const tail = after === 0 && (kind === "incomplete" || zeros(buf, off));
+  const tail = after === 0 && (kind === "incomplete" || zeros(buf, off) || uncommitted(buf, off));
   return { offset: off, kind, records, after, tail };
+}
+
+/**
+ * A record whose kind byte is still 0: written straight into the file (the mapped window) by a process
+ * killed before the record's last store, its kind byte (codec.ts). Any other bytes of it may be there.
+ */
+function uncommitted(buf: Buffer, off: number): boolean {
+  return off + 8 < buf.length && buf[off + 8] === 0;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   fdatasync,
   fdatasyncSync,
   fstatSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
   statSync,
@@ -31,15 +32,17 @@ import {
 import { join } from "node:path";
 import { BINARY_MAGIC, binaryBound, encodeBinary, encodeNdjson, type JournalFormat } from "./codec.js";
 import { identityText, type JournalIdentity } from "./identity.js";
-import type {
-  CommandInput,
-  EventInput,
-  NoteInput,
-  OutboundInput,
-  RecordKind,
-  RequestInput,
-  ResponseInput,
-  SessionInput,
+import { type WindowAddon, windowAddon, windowAddonMissing } from "./mappedWindow.js";
+import {
+  type CommandInput,
+  type EventInput,
+  JournalError,
+  type NoteInput,
+  type OutboundInput,
+  type RecordKind,
+  type RequestInput,
+  type ResponseInput,
+  type SessionInput,
 } from "./records.js";
 
 export type FsyncPolicy = "none" | "every" | { readonly intervalMs: number };
@@ -74,8 +77,14 @@ export interface JournalOptions {
    * (a page-cache copy of a few hundred bytes, ~2 µs) instead of a libuv thread-pool round trip, which
    * cost ~25 µs per order on a busy single vCPU in the e2e bench. "async" keeps the thread pool.
    * fdatasync always runs on the thread pool.
+   * "map" (binary, one file per run): records are encoded straight into the file through a mapped
+   * window (mappedWindow.ts), in the page cache as soon as `append` returns, with no system call per
+   * batch; needs the native addon (throws without it). A window that cannot be reserved (disk full)
+   * turns the rest of the file back to "sync" writes.
    */
-  readonly writeMode?: "sync" | "async";
+  readonly writeMode?: "sync" | "async" | "map";
+  /** "map": bytes per mapped window, a multiple of the page size (default 4 MiB). */
+  readonly windowBytes?: number;
   /**
    * The venue and account this journal belongs to, written at the head of every file it creates
    * (binary: a `note` with seq 0; NDJSON: in the `hdr` line). Start-up compares it (startCheck.ts).
@@ -91,6 +100,8 @@ export interface JournalStats {
 }
 
 const CHUNK = 256 * 1024;
+/** The mapped window's size: a reservation, fallocate and mmap once per this many bytes of records. */
+const WINDOW = 4 * 1024 * 1024;
 /**
  * The journal holds every order, request and raw venue answer: owner-only, like the state file.
  * A directory or file found with looser bits is tightened (its owner may always chmod it).
@@ -171,12 +182,23 @@ export class Journal {
     this.flushNow();
   };
   private readonly outScratch: OutboundInput = { session: "", frame: new Uint8Array(0) };
+  /** The mapped window ("map" mode) that `chunk` views, and its file offset; undefined: write(2). */
+  private window: ArrayBuffer | undefined;
+  private windowAt = 0;
+  private readonly addon: WindowAddon | undefined;
 
   private constructor(opts: JournalOptions) {
     this.opts = opts;
     this.format = opts.format ?? "binary";
     this.fsync = opts.fsync ?? { intervalMs: 100 };
     this.now = opts.now ?? Date.now;
+    if (opts.writeMode === "map") {
+      if (this.format !== "binary" || opts.rotate === "day")
+        throw new JournalError('journal writeMode "map" needs the binary format and one file per run');
+      this.addon = windowAddon();
+      if (this.addon === undefined)
+        throw new JournalError(`journal writeMode "map": ${windowAddonMissing()}`);
+    }
     ownerOnlyDir(opts.dir, opts.onWarning ?? ((m) => process.emitWarning(m)));
     this.openFile();
     if (typeof this.fsync === "object") {
@@ -192,6 +214,16 @@ export class Journal {
 
   get path(): string {
     return this.filePath;
+  }
+
+  /** Bytes of the current file that hold records (its size, less a mapped window's unused part). */
+  get position(): number {
+    return this.window !== undefined ? this.windowAt + this.chunkOff : statSync(this.filePath).size;
+  }
+
+  /** How records reach the kernel now: "map" while a mapped window holds them, else "write". */
+  get mode(): "map" | "write" {
+    return this.window !== undefined ? "map" : "write";
   }
 
   /** Last sequence number handed out. */
@@ -288,6 +320,7 @@ export class Journal {
         `journal closed while it could not write (${this.failed.message}): its last ${lost} record(s) may be missing`,
       );
     }
+    if (this.window !== undefined) this.leaveWindow();
     closeSync(this.fd);
     this.fd = -1;
   }
@@ -297,6 +330,7 @@ export class Journal {
     // The sequence number is taken only once encoding succeeded: a bad record leaves no gap.
     const seq = this.seq + 1;
     const ts = this.now();
+    if (this.window !== undefined) return this.appendMapped(kind, seq, ts, r);
     if (this.format === "ndjson") {
       this.strs.push(encodeNdjson(kind, seq, ts, r));
     } else {
@@ -314,6 +348,81 @@ export class Journal {
       this.immediate = setImmediate(this.flushCb);
     }
     return seq;
+  }
+
+  /**
+   * "map" mode: the record is encoded into the file's page cache and is written when this returns. A
+   * record that does not fit moves the window on (a window that cannot be had: write(2) from here).
+   */
+  private appendMapped(kind: RecordKind, seq: number, ts: number, r: object): number {
+    const from = this.chunkOff;
+    let end: number;
+    try {
+      end = encodeBinary(this.chunk, from, kind, seq, ts, r);
+      if (end < 0) {
+        this.nextWindow(binaryBound(kind, r));
+        if (this.window === undefined) return this.append(kind, r);
+        end = encodeBinary(this.chunk, this.chunkOff, kind, seq, ts, r);
+      }
+    } catch (err) {
+      // A record refused halfway left bytes after the last whole record: back to the zeros a tail must be.
+      if (this.window !== undefined) this.chunk.fill(0, this.chunkOff);
+      throw err;
+    }
+    this.stats.bytes += end - this.chunkOff;
+    this.chunkOff = end;
+    this.chunkStart = end;
+    this.seq = seq;
+    this.writtenSeq = seq;
+    this.stats.records++;
+    // Only "every" has anything left to do: the fdatasync, started from the turn's flush.
+    if (this.fsync === "every" && this.immediate === undefined) this.immediate = setImmediate(this.flushCb);
+    return seq;
+  }
+
+  /** Maps the window that holds the file from `at` on; false (and a warning) when it cannot be had. */
+  private mapAt(at: number, need: number): boolean {
+    const page = this.addon!.pageSize();
+    const base = at - (at % page);
+    const len = Math.max(this.opts.windowBytes ?? WINDOW, Math.ceil((at - base + need) / page) * page);
+    let next: ArrayBuffer;
+    try {
+      next = this.addon!.map(this.fd, base, len);
+    } catch (err) {
+      // A reservation made before the mapping failed would leave zeros between records: cut back.
+      ftruncateSync(this.fd, at);
+      (this.opts.onWarning ?? ((m) => process.emitWarning(m)))(
+        `journal: no mapped window at byte ${at} (${(err as Error).message}); writing with write(2) from here`,
+      );
+      return false;
+    }
+    if (this.window !== undefined) this.addon!.unmap(this.window);
+    this.window = next;
+    this.windowAt = base;
+    this.chunk = Buffer.from(next);
+    this.chunkOff = at - base;
+    this.chunkStart = this.chunkOff;
+    return true;
+  }
+
+  /** The window is full: the next one starts at the first byte not written. */
+  private nextWindow(need: number): void {
+    const at = this.windowAt + this.chunkOff;
+    if (!this.mapAt(at, need)) this.leaveWindow();
+  }
+
+  /**
+   * Back to write(2): the window is unmapped and the file cut to its records (the fd appends, so the
+   * next write lands right after them).
+   */
+  private leaveWindow(): void {
+    const at = this.windowAt + this.chunkOff;
+    this.addon!.unmap(this.window!);
+    this.window = undefined;
+    ftruncateSync(this.fd, at);
+    this.chunk = Buffer.allocUnsafe(CHUNK);
+    this.chunkStart = 0;
+    this.chunkOff = 0;
   }
 
   private newChunk(need: number): void {
@@ -336,6 +445,12 @@ export class Journal {
   private flushNow(): void {
     // While writes fail only the retry timer writes (what failed first, then the rest, in order).
     if (this.writing || this.fd < 0 || this.failed !== undefined) return;
+    if (this.window !== undefined) {
+      // Mapped: everything appended is in the file already; what is left is the policy's sync.
+      this.writtenSeq = this.seq;
+      this.afterWrite();
+      return;
+    }
     const upto = this.seq;
     if (this.format === "binary" && this.bufs.length === 0 && this.opts.writeMode !== "async") {
       this.flushChunkSync(upto);
@@ -594,10 +709,14 @@ export class Journal {
     for (let i = 1; this.opts.rotate !== "day" && existsSync(join(this.opts.dir, name)); i++)
       name = `${runBase}-${String(i).padStart(2, "0")}.${ext}`;
     this.filePath = join(this.opts.dir, name);
-    this.fd = openSync(this.filePath, "a", JOURNAL_FILE_MODE);
+    // A mapping writes through the fd: it must be open for reading too.
+    const mapped = this.addon !== undefined;
+    this.fd = openSync(this.filePath, mapped ? "a+" : "a", JOURNAL_FILE_MODE);
     const st = fstatSync(this.fd);
     if ((st.mode & 0o077) !== 0) fchmodSync(this.fd, JOURNAL_FILE_MODE); // a day file from before
-    if (st.size === 0) writeSync(this.fd, this.fileHead(t));
+    let size = st.size;
+    if (size === 0) size = writeSync(this.fd, this.fileHead(t));
+    if (mapped) this.mapAt(size, 0);
   }
 
   /** A new file's first bytes: the format's head, then the identity when there is one. */
