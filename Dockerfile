@@ -4,15 +4,19 @@
 # needs the journal to outlive the container. Docker cannot run on the project's build machines:
 # test/package/deploy.test.ts checks this file and deploy/compose.yaml statically.
 
-# Build stage: full install (TypeScript is a dev dependency), compile the gateway and the simulator only.
+# Build stage: full install (TypeScript is a dev dependency), compile the gateway and the simulator only,
+# and the mapped journal's native part (a C compiler against the image's own Node headers).
 FROM node:20-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY sim ./sim
-RUN npx tsc -p tsconfig.json && find dist -name '*.map' -delete
+COPY native ./native
+RUN npx tsc -p tsconfig.json && node native/build.mjs && find dist -name '*.map' -delete
 
 # Runtime stage: tini, production dependencies, the compiled gateway and simulator, nothing else.
 FROM node:20-bookworm-slim
@@ -24,6 +28,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/sim ./dist/sim
+COPY --from=build /app/dist/native ./dist/native
 COPY config ./config
 RUN mkdir -p /app/var && chown node:node /app/var
 USER node

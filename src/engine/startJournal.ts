@@ -14,7 +14,7 @@ import { SessionRestorer } from "../gateway/restore.js";
 import type { Checkpoint } from "../journal/checkpoint.js";
 import { chronological, listJournals } from "../journal/files.js";
 import type { JournalIdentity } from "../journal/identity.js";
-import { windowAddon } from "../journal/mappedWindow.js";
+import { windowAddon, windowAddonMissing } from "../journal/mappedWindow.js";
 import { type JournalConsumer, type JournalPart, readJournalsInto } from "../journal/reader.js";
 import { Journal } from "../journal/writer.js";
 import type { RiskGate } from "../risk/riskGate.js";
@@ -63,6 +63,14 @@ export function openJournal(
       j.writeMode === "write" || (j.writeMode === "auto" && windowAddon() === undefined) ? "sync" : "map",
   });
   cleanups.push(() => journal.close());
+  log.info(
+    {
+      file: journal.path,
+      writeMode: journal.mode,
+      ...(journal.mode === "write" && { mapped: windowAddonMissing() ?? "off" }),
+    },
+    "journal opened",
+  );
   return journal;
 }
 

@@ -91,6 +91,7 @@ describe("Dockerfile", () => {
         "package-lock.json",
         "package.json",
         "package.json",
+        "native",
         "sim",
         "src",
         "tsconfig.json",
@@ -104,7 +105,7 @@ describe("Dockerfile", () => {
     }
   });
 
-  it("the image: tini as PID 1 running node, production dependencies, dist/src and dist/sim only", () => {
+  it("the image: tini as PID 1 running node, production dependencies, dist/src, dist/sim and dist/native only", () => {
     expect(final.some((l) => /apt-get install .*\btini\b/.test(l))).toBe(true);
     expect(final.find((l) => l.startsWith("ENTRYPOINT "))).toBe('ENTRYPOINT ["/usr/bin/tini", "--"]');
     const cmd = JSON.parse(final.find((l) => l.startsWith("CMD "))!.slice(4)) as string[];
@@ -112,7 +113,7 @@ describe("Dockerfile", () => {
     expect(existsSync(join(root, cmd[1]!.replace(/^dist\//, "").replace(/\.js$/, ".ts")))).toBe(true);
     expect(final.some((l) => l.includes("npm ci --omit=dev"))).toBe(true);
     const fromBuild = final.filter((l) => l.includes("--from=")).map((l) => l.split(/\s+/)[2]);
-    expect(fromBuild.map((p) => p!.replace(/^\/app\//, ""))).toEqual(["dist/src", "dist/sim"]);
+    expect(fromBuild.map((p) => p!.replace(/^\/app\//, ""))).toEqual(["dist/src", "dist/sim", "dist/native"]);
     expect(final.some((l) => /\bnpm (start|run)\b/.test(l))).toBe(false);
   });
 
