@@ -15,6 +15,7 @@ import {
   readJournal,
   scanJournal,
 } from "../../src/journal/index.js";
+import { windowAddon } from "../../src/journal/mappedWindow.js";
 import { DEFAULT_LIMIT_TABLE, RateLimiter } from "../../src/limits/index.js";
 import { type OrderIntent, RiskGate } from "../../src/risk/riskGate.js";
 import { newHistogram, ratio, recordNs, summarize, timeSync } from "../lib/stats.js";
@@ -86,6 +87,53 @@ async function journalCase(format: JournalFormat, fsync: FsyncPolicy, orders: nu
   };
 }
 
+/**
+ * The order path's journal work per create, as the engine does it: command + request, then the group
+ * commit before the request leaves (`flushSync`); response + frame, then the one before the ack.
+ * `write`: two write(2) calls per order; `map`: the records are in the file as they are encoded.
+ */
+async function orderPathCase(writeMode: "sync" | "map", orders: number) {
+  const dir = mkdtempSync(join(baseDir, "hftgate-bench-journal-"));
+  const j = Journal.open({ dir, fsync: { intervalMs: 100 }, writeMode });
+  const frame = new Uint8Array(86);
+  const h = newHistogram();
+  const one = (i: number) => {
+    const id = `hg-${i}`;
+    j.command({
+      session: 1,
+      op: "new",
+      clientId: id,
+      symbol: "BTCUSDT",
+      side: "buy",
+      type: "limit",
+      price: "1000.0",
+      qty: "0.005",
+      tif: "GTC",
+    });
+    j.request({ clientId: id, op: "create", method: "POST", path: "/v5/order/create", attempt: 1 });
+    j.flushSync();
+    j.response({ clientId: id, op: "create", status: 200, latencyUs: 80, body: BODY, raw: 1 });
+    j.out("session-01", frame);
+    j.flushSync();
+  };
+  for (let i = 0; i < 2000; i++) one(i);
+  for (let i = 0; i < orders; i++) {
+    const t0 = process.hrtime.bigint();
+    one(i);
+    recordNs(h, process.hrtime.bigint() - t0);
+    if (i % 64 === 63) await new Promise((r) => setImmediate(r));
+  }
+  const writes = j.stats.writes;
+  const mode = j.mode;
+  await j.close();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    per_order: summarize(h),
+    writes_per_order: Math.round((writes / (orders + 2000)) * 100) / 100,
+    mode,
+  };
+}
+
 /** Start-up's check of one binary file (scanJournal: framing and CRC) against the replay's read (readJournal). */
 async function startupCheck(orders: number) {
   const dir = mkdtempSync(join(baseDir, "hftgate-bench-journal-"));
@@ -134,6 +182,11 @@ export async function run(): Promise<Record<string, unknown>> {
       cases[`${format}_fsync_${label}`] = await journalCase(format, fsync, orders);
     }
   }
+  // The order path's journal work per create, write(2) against the mapped window (when it is built).
+  const orderPath: Record<string, Awaited<ReturnType<typeof orderPathCase>>> = {};
+  const modes = windowAddon() !== undefined ? (["sync", "map"] as const) : (["sync"] as const);
+  for (const m of modes) await orderPathCase(m, 5_000);
+  for (const m of modes) orderPath[m === "sync" ? "write" : "map"] = await orderPathCase(m, 25_000);
   const floor = unbatchedFloor(20_000);
   const startup = await startupCheck(100_000);
 
@@ -199,6 +252,11 @@ export async function run(): Promise<Record<string, unknown>> {
   const bin = cases.binary_fsync_none!;
   return {
     journal: cases,
+    order_path_per_create: orderPath,
+    order_path_map_vs_write_p50:
+      orderPath.map === undefined
+        ? null
+        : ratio(orderPath.map.per_order.p50_us, orderPath.write!.per_order.p50_us),
     unbatched_writeSync_floor: floor,
     startup_check_vs_replay_read: startup,
     ratios: {
