@@ -95,8 +95,8 @@ export class VenueRequest implements AnswerSink<Order> {
       rec.attempt = attempt;
       this.d.journal.request(rec);
     }
-    // Journal before the socket: this turn's records (the command and this request) in one write now,
-    // whichever HTTP path sends it and whenever that path writes.
+    // Journal before the socket: this turn's records (the command and this request) in one write now
+    // (mapped: already in the file, nothing to do), whichever HTTP path sends it and whenever it writes.
     this.d.journal?.flushSync();
     const now = monoNs();
     path.sending(o, now);

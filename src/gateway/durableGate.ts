@@ -1,7 +1,8 @@
 /**
  * The journal-before-socket rule (PROTOCOL.md §3): a sequenced frame reaches a connection only once
  * the journal holds it, and everything the engine journaled before it, durably under its fsync policy.
- * With `none` or an interval that is one synchronous write of the turn's pending records; with
+ * With `none` or an interval that is one synchronous write of the turn's pending records (none at all
+ * when the journal is mapped: its records are in the file as they are appended); with
  * `every`, frames wait for the fdatasync; while the journal cannot write at all, they wait until a
  * retried write succeeds. A crash therefore never leaves a strategy with a seq the restarted gateway
  * lacks. Connections whose frames wait are released together once the journal is durable again.
