@@ -6,7 +6,7 @@
  * reserved (the file may not grow) turns the rest of the file back to write(2) with nothing lost or
  * repeated. Skipped where the native part is not built.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -20,16 +20,12 @@ import {
   scanJournal,
 } from "../../src/journal/index.js";
 import { windowAddon } from "../../src/journal/mappedWindow.js";
-import { tempDirs } from "./journalFiles.js";
+import { appendNotes, fileSizeLimit, noteHeads, PRLIMIT, tempDirs } from "./journalFiles.js";
 
 const newDir = tempDirs("hftgate-mapped-");
 const BUILT = windowAddon() !== undefined;
 const DIST_JOURNAL = join(process.cwd(), "dist", "src", "journal", "index.js");
 
-function fileSizeLimit(bytes: number | "unlimited"): boolean {
-  return spawnSync("prlimit", ["--pid", String(process.pid), `--fsize=${bytes}:unlimited`]).status === 0;
-}
-const PRLIMIT = spawnSync("prlimit", ["--version"]).status === 0 && fileSizeLimit("unlimited");
 afterEach(() => {
   if (PRLIMIT) fileSizeLimit("unlimited");
 });
@@ -50,12 +46,8 @@ function open(over: Partial<JournalOptions> = {}): { j: Journal; warnings: strin
 }
 
 /** Notes from..from+n-1 of about 70 bytes each. */
-function notes(j: Journal, from: number, n: number): void {
-  for (let i = from; i < from + n; i++)
-    j.note({ text: `note ${String(i).padStart(5, "0")} ${"x".repeat(40)}` });
-}
-const texts = (path: string) =>
-  readJournal(path).records.map((r) => (r.k === "note" ? r.text.slice(0, 10) : r.k));
+const notes = (j: Journal, from: number, n: number) => appendNotes(j, from, n, 5);
+const texts = (path: string) => noteHeads(path, 5);
 const expected = (n: number) => Array.from({ length: n }, (_, i) => `note ${String(i).padStart(5, "0")}`);
 
 describe.skipIf(!BUILT)("the mapped journal", () => {

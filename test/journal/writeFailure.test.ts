@@ -6,17 +6,12 @@
  * retries, and once the file may grow holds every record exactly once, in order. Skipped where
  * prlimit is missing or not permitted.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Journal, type JournalOptions, readJournal } from "../../src/journal/index.js";
-
-function fileSizeLimit(bytes: number | "unlimited"): boolean {
-  return spawnSync("prlimit", ["--pid", String(process.pid), `--fsize=${bytes}:unlimited`]).status === 0;
-}
-const PRLIMIT = spawnSync("prlimit", ["--version"]).status === 0 && fileSizeLimit("unlimited");
+import { appendNotes, fileSizeLimit, noteHeads, PRLIMIT } from "./journalFiles.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -48,14 +43,9 @@ function mk(over: Partial<JournalOptions> = {}) {
   return { j, seen };
 }
 
-/** Notes 0..n-1 of about 60 bytes each. */
-function notes(j: Journal, from: number, n: number): void {
-  for (let i = from; i < from + n; i++)
-    j.note({ text: `note ${String(i).padStart(4, "0")} ${"x".repeat(40)}` });
-}
-
-const texts = (path: string) =>
-  readJournal(path).records.flatMap((r) => (r.k === "note" ? [r.text.slice(0, 9)] : []));
+/** Notes from..from+n-1 of about 60 bytes each. */
+const notes = (j: Journal, from: number, n: number) => appendNotes(j, from, n, 4);
+const texts = (path: string) => noteHeads(path, 4);
 
 describe.skipIf(!PRLIMIT)("journal writes the kernel refuses", () => {
   for (const [format, writeMode] of [
