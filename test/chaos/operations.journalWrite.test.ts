@@ -48,9 +48,12 @@ describe.skipIf(!PRLIMIT)("journal failure stops the flow (journal file may not 
     const sim = await SimProcess.start({ seed: 33, apiKeys: [keys.apiKey] });
     let rig: ProcessRig | undefined;
     try {
-      // The failed write is retried every 200 ms (the default is a second).
+      // The failed write is retried every 200 ms (the default is a second). The journal writes with
+      // write(2): a mapped journal reserves its next 4 MiB ahead, so a limit lowered to the file's size
+      // would bite only once that window is full; its turn back to write(2) when a window cannot be
+      // had is test/journal/mapped.test.ts, and the failure path from there is the same as here.
       rig = await startOpsRig(sim, keys, "jfail", JFAIL_STOP_BUDGET_MS, (base) => ({
-        journal: { ...base.journal, retryIntervalMs: 200 },
+        journal: { ...base.journal, retryIntervalMs: 200, writeMode: "write" },
       }));
       const journalDir = join(rig.dir, "journal");
       // Heartbeats every 250 ms: a gateway silent for 750 ms is given up by the client.

@@ -1,9 +1,9 @@
 /**
  * What the journal's file-level tests share: temp directories removed after each test, where each
  * record of a binary journal file starts (to damage one on purpose), numbered notes to append and read
- * back, and this test process's file size limit (prlimit), to make the kernel refuse writes for real.
+ * back. (The file size limit that makes the kernel refuse writes is in fileSizeLimit.ts: it starts a
+ * process.)
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,11 +46,3 @@ export function appendNotes(j: Journal, from: number, n: number, digits: number)
 export function noteHeads(path: string, digits: number): string[] {
   return readJournal(path).records.flatMap((r) => (r.k === "note" ? [r.text.slice(0, 5 + digits)] : []));
 }
-
-/** Sets this test process's file size limit (RLIMIT_FSIZE) with prlimit(1); false where it cannot. */
-export function fileSizeLimit(bytes: number | "unlimited"): boolean {
-  return spawnSync("prlimit", ["--pid", String(process.pid), `--fsize=${bytes}:unlimited`]).status === 0;
-}
-
-/** prlimit is there and may lower this process's limit. */
-export const PRLIMIT = spawnSync("prlimit", ["--version"]).status === 0 && fileSizeLimit("unlimited");

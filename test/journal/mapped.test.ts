@@ -20,7 +20,8 @@ import {
   scanJournal,
 } from "../../src/journal/index.js";
 import { windowAddon } from "../../src/journal/mappedWindow.js";
-import { appendNotes, fileSizeLimit, noteHeads, PRLIMIT, tempDirs } from "./journalFiles.js";
+import { fileSizeLimit, PRLIMIT } from "./fileSizeLimit.js";
+import { appendNotes, noteHeads, tempDirs } from "./journalFiles.js";
 
 const newDir = tempDirs("hftgate-mapped-");
 const BUILT = windowAddon() !== undefined;

@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Journal, type JournalOptions, readJournal } from "../../src/journal/index.js";
-import { appendNotes, fileSizeLimit, noteHeads, PRLIMIT } from "./journalFiles.js";
+import { fileSizeLimit, PRLIMIT } from "./fileSizeLimit.js";
+import { appendNotes, noteHeads } from "./journalFiles.js";
 
 const dirs: string[] = [];
 afterEach(() => {
