@@ -132,7 +132,11 @@ function scanBinary(path: string, w: Window, start: number): FileScan {
     // The view holds the whole record unless the file ends first: then it is "incomplete".
     const end = frameEnd(buf, rel);
     if (typeof end !== "number") {
-      const fault = binaryFault(readFileSync(path), off, end, records);
+      // Only zeros after the last record (a mapped journal's reserved window, after a kill): a torn
+      // tail, found through the window; anything else is read whole to look for records after it.
+      const fault: Fault = zeroTail(w, off)
+        ? { offset: off, kind: end, records, after: 0, tail: true }
+        : binaryFault(readFileSync(path), off, end, records);
       return { path, format: "binary", size: w.size, records, identity, startVenue, fault };
     }
     // Notes are rare: only they are decoded (the identity, an older file's start note).
@@ -147,6 +151,19 @@ function scanBinary(path: string, w: Window, start: number): FileScan {
     off += end - rel;
   }
   return { path, format: "binary", size: w.size, records, identity, startVenue, fault: undefined };
+}
+
+/** Whether the file holds only zero bytes from `off` to its end, read through the window. */
+function zeroTail(w: Window, off: number): boolean {
+  for (let p = off; p < w.size; ) {
+    w.ensure(p, 1 << 20);
+    const v = w.view();
+    const from = p - w.base;
+    if (v.length <= from) return false;
+    for (let i = from; i < v.length; i++) if (v[i] !== 0) return false;
+    p = w.base + v.length;
+  }
+  return true;
 }
 
 /** The fault at `off`: how many valid records the rest of the file still holds, and whether it is a tail. */
