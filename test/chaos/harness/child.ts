@@ -4,7 +4,7 @@
  * prints is kept for the secret scan.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 /** The repository root: the nearest folder above with a package.json (from `test/` or `dist/test/`). */
@@ -73,13 +73,23 @@ function pickCli(): string {
   const newest = Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "sim")));
   if (existsSync(DIST_CLI) && statSync(DIST_CLI).mtimeMs >= newest) return DIST_CLI;
   const out = join(PRIVATE_OUT, "src", "cli.js");
-  if (existsSync(out) && statSync(out).mtimeMs >= newest) return out;
+  if (existsSync(out) && statSync(out).mtimeMs >= newest) return withAddon(out);
   spawnSync(
     process.execPath,
     [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", ROOT, "--outDir", PRIVATE_OUT],
     { stdio: "ignore" },
   );
   if (!existsSync(out)) throw new Error("could not compile the gateway for the crash scenario");
+  return withAddon(out);
+}
+
+/** The mapped journal's native part beside a private build, as in dist/: the scenarios run CI's journal. */
+function withAddon(out: string): string {
+  const addon = join(ROOT, "dist", "native", "journalmap.node");
+  if (existsSync(addon)) {
+    mkdirSync(join(PRIVATE_OUT, "native"), { recursive: true });
+    copyFileSync(addon, join(PRIVATE_OUT, "native", "journalmap.node"));
+  }
   return out;
 }
 
