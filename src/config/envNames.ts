@@ -36,6 +36,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "Node flags for the A/B run's gateway B only (space-separated): a flag against none on one build",
   },
   {
+    name: "HFTGATE_BENCH_GATEWAY_B_OVERRIDES",
+    readBy: "bench",
+    doc: "JSON config knob overrides for the A/B run's gateway B only: a setting against none on one build",
+  },
+  {
     name: "HFTGATE_BENCH_GATEWAY_NODE_ARGS",
     readBy: "bench",
     doc: "Node flags for the bench's gateway process only (space-separated; diagnosis)",
