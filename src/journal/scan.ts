@@ -3,8 +3,8 @@
  * bounds, no record built; NDJSON: each line parsed) and reports the first byte that does not start a
  * valid record. A crash mid-write leaves an incomplete last record (written through the mapped window:
  * one whose kind byte is still 0) with nothing readable after it: a torn tail, harmless in the newest
- * file only. Anything else (a CRC or framing failure followed by
- * readable records, a bad record that is complete, any failure in an earlier file) is damage.
+ * file only. Anything else (a CRC or framing failure followed by readable records, a bad record that is
+ * complete, any failure in an earlier file) is damage.
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import {
@@ -30,7 +30,8 @@ export interface Fault {
   readonly after: number;
   /**
    * An incomplete record, only zero bytes, or a record never committed (its kind byte still 0), with
-   * nothing readable after it: what a crash mid-write leaves. A torn tail when the file is the newest; damage in any other.
+   * nothing readable after it: what a crash mid-write leaves. A torn tail when the file is the newest;
+   * damage in any other.
    */
   readonly tail: boolean;
 }

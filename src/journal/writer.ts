@@ -148,7 +148,8 @@ export class Journal {
   private filePath = "";
   private day = "";
   private seq = 0;
-  // binary pending: slices of chunks; ndjson pending: strings
+  // binary pending: slices of chunks; ndjson pending: strings. Mapped, `chunk` views the window and
+  // `chunkOff` is the end of the records in it; nothing is pending, so `chunkStart` is not used.
   private chunk: Buffer = Buffer.allocUnsafe(CHUNK);
   private chunkStart = 0;
   private chunkOff = 0;
@@ -371,7 +372,6 @@ export class Journal {
     }
     this.stats.bytes += end - this.chunkOff;
     this.chunkOff = end;
-    this.chunkStart = end;
     this.seq = seq;
     this.writtenSeq = seq;
     this.stats.records++;
@@ -401,7 +401,6 @@ export class Journal {
     this.windowAt = base;
     this.chunk = Buffer.from(next);
     this.chunkOff = at - base;
-    this.chunkStart = this.chunkOff;
     return true;
   }
 
