@@ -105,7 +105,7 @@ export class VenueRequest implements AnswerSink<Order> {
     this.d.client.sendTo(req, this, o, now);
   }
 
-  answered(o: Order, res: unknown, sentNs: number, text?: string): void {
+  answered(o: Order, res: unknown, sentNs: number, text?: string | Buffer): void {
     if (o.requestsOut > 0) o.requestsOut--;
     const d = this.d;
     if (d.run.dead) return;
@@ -143,8 +143,8 @@ export class VenueRequest implements AnswerSink<Order> {
 
 /**
  * A create, cancel or amend the venue answered with 200: the limiter learns the outcome and the journal
- * records the answer (with its round trip) before the caller applies it: the venue's text as it arrived
- * when there is one (`raw`), else the parsed payload as JSON.
+ * records the answer (with its round trip) before the caller applies it: the venue's text (or its bytes)
+ * as it arrived when there is one (`raw`), else the parsed payload as JSON.
  */
 export function recordAnswer(
   limiter: RateLimiter | undefined,
@@ -154,10 +154,10 @@ export function recordAnswer(
   cls: LimitClass,
   res: unknown,
   rttNs: number,
-  text?: string,
+  text?: string | Buffer,
 ): void {
   limiter?.reportOutcome(cls, 200);
-  const raw = text !== undefined && text !== "";
+  const raw = text !== undefined && text.length > 0;
   journal?.response({
     clientId: o.clientId,
     op,

@@ -3,6 +3,8 @@
  * `[u32 len][u32 crc32][u8 kind][f64 seq][f64 ts][u16 presence][fields...]` little-endian, where
  * `len` and `crc32` cover everything after the crc, strings are `u32 byteLength + UTF-8` and numbers
  * are f64, bytes are `u32 length + bytes` (NDJSON: base64). Both carry only the fields in SCHEMA.
+ * A string field may be given as its UTF-8 bytes (an answer read off the socket is journaled without
+ * being decoded): the record is the same as for the decoded string.
  */
 import { crc32 } from "./crc32.js";
 import {
@@ -30,6 +32,8 @@ export function pick(kind: RecordKind, seq: number, ts: number, src: object): Re
     if (t === "b") {
       if (!(v instanceof Uint8Array)) throw new JournalError(`journal ${kind}.${name}: expected bytes`);
       v = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64");
+    } else if (t === "s" && v instanceof Uint8Array) {
+      v = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("utf8");
     } else if (typeof v !== (t === "s" ? "string" : "number")) {
       throw new JournalError(`journal ${kind}.${name}: expected ${t === "s" ? "string" : "number"}`);
     }
@@ -56,7 +60,12 @@ export function binaryBound(kind: RecordKind, src: object): number {
   for (const [name, t] of SCHEMA[kind]) {
     const v = s[name];
     if (v === undefined || v === null) continue;
-    n += t === "n" ? 8 : t === "b" ? 4 + (v as Uint8Array).length : 4 + 3 * String(v).length;
+    n +=
+      t === "n"
+        ? 8
+        : t === "b" || v instanceof Uint8Array
+          ? 4 + (v as Uint8Array).length
+          : 4 + 3 * String(v).length;
   }
   return n;
 }
@@ -106,6 +115,12 @@ export function encodeBinary(
       p += 8;
     } else if (t === 2) {
       if (!(v instanceof Uint8Array)) throw new JournalError(`journal ${kind}.${name}: expected bytes`);
+      if (p + 4 + v.length > cap) return -1;
+      buf.writeUInt32LE(v.length, p);
+      buf.set(v, p + 4);
+      p += 4 + v.length;
+    } else if (v instanceof Uint8Array) {
+      // A string as its UTF-8 bytes: copied as they are.
       if (p + 4 + v.length > cap) return -1;
       buf.writeUInt32LE(v.length, p);
       buf.set(v, p + 4);

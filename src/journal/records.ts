@@ -123,7 +123,8 @@ export interface ResponseInput {
   op?: string;
   status: number;
   latencyUs?: number;
-  body?: string;
+  /** Text, or its UTF-8 bytes (the answer as read off the socket): read back as text either way. */
+  body?: string | Uint8Array;
   /** 1 when `body` is the venue's answer text as received (see SCHEMA.res). */
   raw?: number;
 }
@@ -161,7 +162,10 @@ export type CommandRecord = Base & { readonly k: "cmd"; readonly session: string
     Omit<CommandInput, "session">
   >;
 export type RequestRecord = Base & { readonly k: "req" } & Readonly<RequestInput>;
-export type ResponseRecord = Base & { readonly k: "res" } & Readonly<ResponseInput>;
+/** `body` reads back as text whichever form it was written in. */
+export type ResponseRecord = Base & { readonly k: "res"; readonly body?: string } & Readonly<
+    Omit<ResponseInput, "body">
+  >;
 export type EventRecord = Base & { readonly k: "evt" } & Readonly<EventInput>;
 export type NoteRecord = Base & { readonly k: "note" } & Readonly<NoteInput>;
 /** `frame` is a view into the bytes read (copy it to keep it beyond the read). */

@@ -104,8 +104,11 @@ export interface PreparedRequest {
  */
 export interface AnswerSink<C> {
   /** 2xx: the unwrapped payload (`data` on Spot, `result` on v5). */
-  /** `text`: the 2xx answer's body as received (journaled as it is). */
-  answered(ctx: C, res: unknown, stamp: number, text: string): void;
+  /**
+   * `text`: the 2xx answer's body as received (journaled as it is): its text, or its UTF-8 bytes where
+   * the fast path read a plain success without decoding it (valid only during the call).
+   */
+  answered(ctx: C, res: unknown, stamp: number, text: string | Buffer): void;
   /** A typed RestError (or a transport error mapped to one). */
   failed(ctx: C, err: unknown, stamp: number): void;
 }

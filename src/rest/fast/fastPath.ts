@@ -5,10 +5,11 @@
  * (undici) client.
  * The answer is read with the general client's rules (parseResponse, the 401 clock question), so a
  * sink sees the same outcome whichever path carried the request. A 2xx answer a venue's scanner
- * recognises as plainly successful is taken from the text without a full parse (`FastScanner`) and
- * delivered at once, in the socket's read callback: the socket is already free for the next request
+ * recognises as plainly successful is taken from its bytes without decoding them or a full parse
+ * (`FastScanner`) and delivered at once, in the socket's read callback, with those bytes as its text
+ * (valid during the call: the journal copies them): the socket is already free for the next request
  * and nothing of the read is kept, so a sink may send from there (one tick queue drain less per
- * order). Everything else is delivered on the next tick, like the general client's outcomes.
+ * order). Everything else is decoded and delivered on the next tick, like the general client's outcomes.
  */
 import type { Endpoint, EndpointId } from "../catalogue.js";
 import { NOT_SENT_CODE } from "../clientSet.js";
@@ -26,17 +27,16 @@ interface PreparedRequest {
 
 /** Where an outcome goes (client.ts's AnswerSink). */
 interface AnswerSink<C> {
-  answered(ctx: C, res: unknown, stamp: number, text: string): void;
+  answered(ctx: C, res: unknown, stamp: number, text: string | Buffer): void;
   failed(ctx: C, err: unknown, stamp: number): void;
 }
 
 /**
- * Reads a 2xx answer's text; returns the payload the general parse would give when the text is the
- * plain success it expects, undefined for anything else (the general parse then decides). `body` is
- * the text's bytes: a scanner may copy a value kept for long out of them (a slice of `text` would
- * keep all of the text alive with it).
+ * Reads a 2xx answer's bytes (a view of the socket's read buffer: whatever is kept is copied out);
+ * returns the payload the general parse would give when they are the plain success it expects,
+ * undefined for anything else (the general parse then decides).
  */
-export type FastScanner = (text: string, body?: Buffer) => unknown;
+export type FastScanner = (body: Buffer) => unknown;
 
 /** What a venue puts on the fast path: its order endpoints and, optionally, their answers' scanners. */
 export interface FastPathSpec {
@@ -80,21 +80,19 @@ class FastRequest implements FastJob {
   complete(status: number, retryAfter: string | undefined, body: Buffer): void {
     if (this.settled) return;
     this.settled = true;
-    const text = body.toString("utf8");
-    this.text = text;
     const fp = this.fp;
     if (status >= 200 && status < 300) {
       const scan = fp.scanners[this.ep.id];
       if (scan !== undefined) {
-        const v = scan(text, body);
+        const v = scan(body);
         if (v !== undefined) {
-          this.ok = true;
-          this.outcome = v;
-          deliver(this);
+          this.sink.answered(this.ctx, v, this.stamp, body);
           return;
         }
       }
     }
+    const text = body.toString("utf8");
+    this.text = text;
     const g = fp.general;
     try {
       this.outcome = g.parse(this.ep, status, retryAfter, text, this.req.epoch);
