@@ -4,7 +4,7 @@
  * prints is kept for the secret scan.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 /** The repository root: the nearest folder above with a package.json (from `test/` or `dist/test/`). */
@@ -93,6 +93,22 @@ function withAddon(out: string): string {
   return out;
 }
 
+/** Where the build without its native part goes (node_modules/.cache: the packages resolve from there). */
+const NO_NATIVE_OUT = join(ROOT, "node_modules", ".cache", "hftgate-chaos-dist-nonative");
+
+/**
+ * The build the scenarios run, less the mapped journal's native part: what a machine without a C
+ * compiler at `npm run build` runs. Returns its CLI.
+ */
+export function buildWithoutAddon(): string {
+  const built = dirname(dirname(ensureBuilt())); // dist/ or the private build
+  rmSync(NO_NATIVE_OUT, { recursive: true, force: true });
+  for (const part of ["src", "sim"])
+    cpSync(join(built, part), join(NO_NATIVE_OUT, part), { recursive: true });
+  if (existsSync(join(NO_NATIVE_OUT, "native"))) throw new Error("the native part was copied");
+  return join(NO_NATIVE_OUT, "src", "cli.js");
+}
+
 export class GatewayProcess {
   private child: ChildProcess | undefined;
   /** stdout + stderr of every run, in order. */
@@ -104,12 +120,15 @@ export class GatewayProcess {
   constructor(
     private readonly configFile: string,
     private readonly env: NodeJS.ProcessEnv,
+    /** The compiled CLI to run (default: the build the scenarios run, `ensureBuilt`). */
+    private readonly cli?: string,
   ) {}
 
   /** Starts the process (`args` after `start --config <file>`) and resolves once it printed its command API address. */
   start(timeoutMs = 15_000, args: readonly string[] = []): Promise<void> {
     this.runs++;
-    const child = spawn(process.execPath, [ensureBuilt(), "start", "--config", this.configFile, ...args], {
+    const cli = this.cli ?? ensureBuilt();
+    const child = spawn(process.execPath, [cli, "start", "--config", this.configFile, ...args], {
       cwd: ROOT,
       env: { ...this.env, PATH: process.env.PATH ?? "" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -26,6 +26,8 @@ export interface ProcessRigOptions {
   prefix: string;
   /** Changes to the default config (deep keys replaced by section, e.g. `{ journal: {...} }`). */
   config?: (base: Record<string, Record<string, unknown>>) => Record<string, unknown>;
+  /** The compiled CLI to run (default: the scenarios' build). */
+  cli?: string;
 }
 
 export interface ProcessRig {
@@ -85,7 +87,7 @@ export async function startProcessRig(venue: VenueAddress, o: ProcessRigOptions)
   const cfgFile = join(dir, "config.json");
   const secret = secretHex(venue.keys);
   // The secret goes in the way the docs recommend: the environment.
-  const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secret });
+  const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secret }, o.cli);
   const strategies: Strategy[] = [];
   const rig: ProcessRig = {
     dir,
