@@ -8,7 +8,7 @@ import { performance } from "node:perf_hooks";
 /**
  * `performance.now()` reads the same clock (libuv's uv_hrtime) as ms since this process's time origin,
  * as a plain double: no BigInt per call as `process.hrtime.bigint()` makes, and cheaper (several calls
- * per order). The origin's place on the host clock is measured once, from the tightest of a few
+ * per order). The origin's place on the host clock is measured once, from the tightest of 100
  * hrtime readings around it (within a fraction of a µs).
  */
 const ORIGIN_NS = originNs();
@@ -17,7 +17,7 @@ function originNs(): number {
   performance.now(); // the first call sets up its binding
   let best = Number.POSITIVE_INFINITY;
   let origin = 0;
-  for (let i = 0; i < 32; i++) {
+  for (let i = 0; i < 100; i++) {
     const a = process.hrtime.bigint();
     const ms = performance.now();
     const b = process.hrtime.bigint();
