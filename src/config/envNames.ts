@@ -31,6 +31,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "a build's directory: the e2e suite also runs this build's and that build's gateways side by side (A/B, `vs_gateway`)",
   },
   {
+    name: "HFTGATE_BENCH_GATEWAY_B_FIRST",
+    readBy: "bench",
+    doc: "1 or 0: the A/B run's gateway B (1) or A (0) starts, warms and is driven first; unset: a coin toss per run",
+  },
+  {
     name: "HFTGATE_BENCH_GATEWAY_B_NODE_ARGS",
     readBy: "bench",
     doc: "Node flags for the A/B run's gateway B only (space-separated): a flag against none on one build",
