@@ -113,18 +113,14 @@ export function encodeBinary(
       if (p + 8 > cap) return -1;
       buf.writeDoubleLE(v, p);
       p += 8;
-    } else if (t === 2) {
-      if (!(v instanceof Uint8Array)) throw new JournalError(`journal ${kind}.${name}: expected bytes`);
-      if (p + 4 + v.length > cap) return -1;
-      buf.writeUInt32LE(v.length, p);
-      buf.set(v, p + 4);
-      p += 4 + v.length;
     } else if (v instanceof Uint8Array) {
-      // A string as its UTF-8 bytes: copied as they are.
+      // A bytes field, or a string given as its UTF-8 bytes: copied as they are.
       if (p + 4 + v.length > cap) return -1;
       buf.writeUInt32LE(v.length, p);
       buf.set(v, p + 4);
       p += 4 + v.length;
+    } else if (t === 2) {
+      throw new JournalError(`journal ${kind}.${name}: expected bytes`);
     } else {
       if (kind === "cmd" && typeof v === "number" && name === "session") v = String(v);
       if (typeof v !== "string") throw new JournalError(`journal ${kind}.${name}: expected string`);
