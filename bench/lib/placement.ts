@@ -103,6 +103,30 @@ export function threadCpuNs(pid: number, tid: number | string): number {
   }
 }
 
+/**
+ * A process's wake-up and syscall counters: its main thread's voluntary and involuntary context
+ * switches (/proc/PID/status) and its read and write syscalls, all threads (/proc/PID/io: socket
+ * reads and writes count). NaNs off Linux.
+ */
+export function wakeCounters(pid: number): [vol: number, invol: number, syscr: number, syscw: number] {
+  try {
+    const st = readFileSync(`/proc/${pid}/status`, "utf8");
+    const io = readFileSync(`/proc/${pid}/io`, "utf8");
+    const num = (text: string, key: string) => {
+      const k = text.indexOf(key);
+      return k < 0 ? Number.NaN : Number.parseInt(text.slice(k + key.length).trimStart(), 10);
+    };
+    return [
+      num(st, "\nvoluntary_ctxt_switches:"),
+      num(st, "\nnonvoluntary_ctxt_switches:"),
+      num(io, "syscr:"),
+      num(io, "syscw:"),
+    ];
+  } catch {
+    return [Number.NaN, Number.NaN, Number.NaN, Number.NaN];
+  }
+}
+
 /** USER_HZ: 100 on every Linux configuration Node supports. */
 const CLOCK_TICKS = 100;
 

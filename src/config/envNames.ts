@@ -31,6 +31,21 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "a build's directory: the e2e suite also runs this build's and that build's gateways side by side (A/B, `vs_gateway`)",
   },
   {
+    name: "HFTGATE_BENCH_BARE_POLLUTE_KB",
+    readBy: "bench",
+    doc: "diagnosis: the journal-off bare forwarder writes this many KB of fresh memory (a 64 MB ring) after each answer",
+  },
+  {
+    name: "HFTGATE_BENCH_BARE_SPIN_US",
+    readBy: "bench",
+    doc: "diagnosis: the journal-off bare forwarder burns this many µs of CPU per order (before its HTTP write; after its answer with HFTGATE_BENCH_BARE_SPIN_AT=after)",
+  },
+  {
+    name: "HFTGATE_BENCH_BARE_SPIN_AT",
+    readBy: "bench",
+    doc: "after: HFTGATE_BENCH_BARE_SPIN_US is spent after the answer is sent; otherwise before the HTTP write",
+  },
+  {
     name: "HFTGATE_BENCH_GATEWAY_B_FIRST",
     readBy: "bench",
     doc: "1 or 0: the A/B run's gateway B (1) or A (0) starts, warms and is driven first; unset: a coin toss per run",

@@ -206,6 +206,7 @@ class Conn {
       const n = t.buf.write(p.id, at, ID_LEN, "latin1");
       t.buf.write('"}', at + n, 2, "latin1");
     }
+    if (SPIN_BEFORE) spin();
     if (journaled) journal(1, p.clOrdNo, p.recvNs);
     this.sock!.write(t.buf);
   }
@@ -283,6 +284,29 @@ function reply(p: Pending, frame: Buffer): void {
   writeInt53(frame, 16, p.recvNs, false);
   writeInt53(frame, 24, monoNs(), false);
   p.ws.send(frame, true);
+  if (SPIN_AFTER) spin();
+  if (POLLUTE > 0) pollute();
+}
+
+// Diagnosis: the journal-off variant writes POLLUTE bytes of fresh memory per answer (a 64 MB ring,
+// one store per 64-byte line), as a forwarder that allocates that much per order would.
+const POLLUTE = journaled ? 0 : Number(process.env.HFTGATE_BENCH_BARE_POLLUTE_KB ?? 0) * 1024;
+const RING = Buffer.alloc(POLLUTE > 0 ? 64 << 20 : 0);
+let ringAt = 0;
+function pollute(): void {
+  for (let i = 0; i < POLLUTE; i += 64) {
+    RING[ringAt] = i;
+    ringAt = (ringAt + 64) & ((64 << 20) - 1);
+  }
+}
+
+// Diagnosis: the journal-off variant burns SPIN_NS of CPU per order, before the HTTP write or after the ack.
+const SPIN_NS = journaled ? 0 : Number(process.env.HFTGATE_BENCH_BARE_SPIN_US ?? 0) * 1000;
+const SPIN_AFTER = SPIN_NS > 0 && process.env.HFTGATE_BENCH_BARE_SPIN_AT === "after";
+const SPIN_BEFORE = SPIN_NS > 0 && !SPIN_AFTER;
+function spin(): void {
+  const until = Number(process.hrtime.bigint()) + SPIN_NS;
+  while (Number(process.hrtime.bigint()) < until);
 }
 
 /** Anything but the expected answer: the bare forwarder has no recovery; the strategy sees no ack. */
