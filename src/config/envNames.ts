@@ -36,6 +36,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "diagnosis: the journal-off bare forwarder writes this many KB of fresh memory (a 64 MB ring) after each answer",
   },
   {
+    name: "HFTGATE_BENCH_BARE_CODE_FNS",
+    readBy: "bench",
+    doc: "diagnosis: the journal-off bare forwarder runs this many distinct generated functions after each answer (a longer code path)",
+  },
+  {
     name: "HFTGATE_BENCH_BARE_SPIN_US",
     readBy: "bench",
     doc: "diagnosis: the journal-off bare forwarder burns this many µs of CPU per order (before its HTTP write; after its answer with HFTGATE_BENCH_BARE_SPIN_AT=after)",

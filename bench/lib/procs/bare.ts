@@ -286,6 +286,23 @@ function reply(p: Pending, frame: Buffer): void {
   p.ws.send(frame, true);
   if (SPIN_AFTER) spin();
   if (POLLUTE > 0) pollute();
+  if (CODE.length > 0) runCode();
+}
+
+// Diagnosis: the journal-off variant runs HFTGATE_BENCH_BARE_CODE_FNS distinct generated functions
+// per answer (each its own machine code, a few hundred bytes): a forwarder with a large code path.
+const CODE: ((x: number) => number)[] = [];
+for (let i = 0; i < (journaled ? 0 : Number(process.env.HFTGATE_BENCH_BARE_CODE_FNS ?? 0)); i++) {
+  let body = `let y = x + ${i};`;
+  for (let k = 0; k < 12; k++)
+    body += `if ((y & ${1 << (k % 8)}) !== 0) y = (y * ${k + 3 + i}) ^ ${i * 31 + k}; else y = y + ${k * 7 + i};`;
+  CODE.push(new Function("x", `${body} return y | 0;`) as (x: number) => number);
+}
+let codeAcc = 0;
+function runCode(): void {
+  let x = codeAcc;
+  for (let i = 0; i < CODE.length; i++) x = CODE[i]!(x);
+  codeAcc = x & 0xffff;
 }
 
 // Diagnosis: the journal-off variant writes POLLUTE bytes of fresh memory per answer (a 64 MB ring,
