@@ -105,8 +105,8 @@ export function threadCpuNs(pid: number, tid: number | string): number {
 
 /**
  * A process's wake-up and syscall counters: its main thread's voluntary and involuntary context
- * switches (/proc/PID/status) and its read and write syscalls, all threads (/proc/PID/io: socket
- * reads and writes count). NaNs off Linux.
+ * switches (/proc/PID/status) and its read(2)- and write(2)-family syscalls, all threads (/proc/PID/io:
+ * libuv's socket and file reads and writes count; uWebSockets.js's send(2)/recv(2) do not). NaNs off Linux.
  */
 export function wakeCounters(pid: number): [vol: number, invol: number, syscr: number, syscw: number] {
   try {
