@@ -31,6 +31,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "a build's directory: the e2e suite also runs this build's and that build's gateways side by side (A/B, `vs_gateway`)",
   },
   {
+    name: "HFTGATE_BENCH_BARE_IN_GATEWAY",
+    readBy: "bench",
+    doc: "1: the e2e suite also runs a journaled bare forwarder inside the gateway's process, driven and counted like the others (diagnosis)",
+  },
+  {
     name: "HFTGATE_BENCH_BARE_POLLUTE_KB",
     readBy: "bench",
     doc: "diagnosis: the journal-off bare forwarder writes this many KB of fresh memory (a 64 MB ring) after each answer",

@@ -11,6 +11,8 @@
  * another before the ack, and `fdatasync`s every 100 ms while unsynced (the gateway journal's rule).
  *
  * argv: venue port, API key hex, "off" | "sync", connections. Ready info: { port, pid }.
+ * `startBare` runs one inside another process (the bench's gateway process, for a like-for-like
+ * control of the process around it: HFTGATE_BENCH_BARE_IN_GATEWAY).
  */
 import { fdatasync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -42,9 +44,9 @@ interface UwsLike {
   us_listen_socket_close(ls: unknown): void;
 }
 
-const [portArg = "0", apiKey = "", journalArg = "off", connsArg = "4"] = process.argv.slice(2);
-const venuePort = Number(portArg);
-const journaled = journalArg === "sync";
+let venuePort = 0;
+let apiKey = "";
+let journaled = false;
 const uws = createRequire(import.meta.url)("uWebSockets.js") as UwsLike;
 
 const T_NEW_ORDER = 0x02;
@@ -292,11 +294,13 @@ function reply(p: Pending, frame: Buffer): void {
 // Diagnosis: the journal-off variant runs HFTGATE_BENCH_BARE_CODE_FNS distinct generated functions
 // per answer (each its own machine code, a few hundred bytes): a forwarder with a large code path.
 const CODE: ((x: number) => number)[] = [];
-for (let i = 0; i < (journaled ? 0 : Number(process.env.HFTGATE_BENCH_BARE_CODE_FNS ?? 0)); i++) {
-  let body = `let y = x + ${i};`;
-  for (let k = 0; k < 12; k++)
-    body += `if ((y & ${1 << (k % 8)}) !== 0) y = (y * ${k + 3 + i}) ^ ${i * 31 + k}; else y = y + ${k * 7 + i};`;
-  CODE.push(new Function("x", `${body} return y | 0;`) as (x: number) => number);
+function makeCode(n: number): void {
+  for (let i = 0; i < n; i++) {
+    let body = `let y = x + ${i};`;
+    for (let k = 0; k < 12; k++)
+      body += `if ((y & ${1 << (k % 8)}) !== 0) y = (y * ${k + 3 + i}) ^ ${i * 31 + k}; else y = y + ${k * 7 + i};`;
+    CODE.push(new Function("x", `${body} return y | 0;`) as (x: number) => number);
+  }
 }
 let codeAcc = 0;
 function runCode(): void {
@@ -307,8 +311,8 @@ function runCode(): void {
 
 // Diagnosis: the journal-off variant writes POLLUTE bytes of fresh memory per answer (a 64 MB ring,
 // one store per 64-byte line), as a forwarder that allocates that much per order would.
-const POLLUTE = journaled ? 0 : Number(process.env.HFTGATE_BENCH_BARE_POLLUTE_KB ?? 0) * 1024;
-const RING = Buffer.alloc(POLLUTE > 0 ? 64 << 20 : 0);
+let POLLUTE = 0;
+let RING = Buffer.alloc(0);
 let ringAt = 0;
 function pollute(): void {
   for (let i = 0; i < POLLUTE; i += 64) {
@@ -318,12 +322,23 @@ function pollute(): void {
 }
 
 // Diagnosis: the journal-off variant burns SPIN_NS of CPU per order, before the HTTP write or after the ack.
-const SPIN_NS = journaled ? 0 : Number(process.env.HFTGATE_BENCH_BARE_SPIN_US ?? 0) * 1000;
-const SPIN_AFTER = SPIN_NS > 0 && process.env.HFTGATE_BENCH_BARE_SPIN_AT === "after";
-const SPIN_BEFORE = SPIN_NS > 0 && !SPIN_AFTER;
+let SPIN_NS = 0;
+let SPIN_AFTER = false;
+let SPIN_BEFORE = false;
 function spin(): void {
   const until = Number(process.hrtime.bigint()) + SPIN_NS;
   while (Number(process.hrtime.bigint()) < until);
+}
+
+/** The diagnosis knobs, read from the environment by the journal-off forwarder's own process only. */
+function configureKnobs(): void {
+  if (journaled) return;
+  makeCode(Number(process.env.HFTGATE_BENCH_BARE_CODE_FNS ?? 0));
+  POLLUTE = Number(process.env.HFTGATE_BENCH_BARE_POLLUTE_KB ?? 0) * 1024;
+  if (POLLUTE > 0) RING = Buffer.alloc(64 << 20);
+  SPIN_NS = Number(process.env.HFTGATE_BENCH_BARE_SPIN_US ?? 0) * 1000;
+  SPIN_AFTER = SPIN_NS > 0 && process.env.HFTGATE_BENCH_BARE_SPIN_AT === "after";
+  SPIN_BEFORE = SPIN_NS > 0 && !SPIN_AFTER;
 }
 
 /** Anything but the expected answer: the bare forwarder has no recovery; the strategy sees no ack. */
@@ -373,36 +388,66 @@ function onMessage(ws: UwsSocket, msg: ArrayBuffer): void {
   }
 }
 
-async function main(): Promise<void> {
+export interface BareOptions {
+  venuePort: number;
+  apiKey: string;
+  journal: "off" | "sync";
+  connections: number;
+}
+
+/** Starts a bare forwarder in this process (one per process): its WebSocket port, and its stop. */
+export async function startBare(o: BareOptions): Promise<{ port: number; stop: () => void }> {
+  venuePort = o.venuePort;
+  apiKey = o.apiKey;
+  journaled = o.journal === "sync";
+  let timer: NodeJS.Timeout | undefined;
   if (journaled) {
     jdir = mkdtempSync(join(tmpdir(), "hftgate-bare-"));
     jfd = openSync(join(jdir, "journal"), "a");
-    setInterval(syncTick, 100);
+    timer = setInterval(syncTick, 100);
   }
-  const n = Math.max(1, Number(connsArg));
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < Math.max(1, o.connections); i++) {
     const c = new Conn();
     await c.open();
     conns.push(c);
   }
-  uws
-    .App()
-    .ws(WS_PATH, {
-      compression: uws.DISABLED,
-      idleTimeout: 0,
-      maxPayloadLength: 1024,
-      message: onMessage,
-      close: () => {},
-    })
-    .listen("127.0.0.1", 0, (ls) => {
-      if (!ls) return failChild(new Error("bare forwarder could not listen"));
-      serveChild({ port: uws.us_socket_local_port(ls), pid: process.pid }, {}, async () => {
-        stopping = true;
-        uws.us_listen_socket_close(ls);
-        for (const c of conns) c.sock?.destroy();
-        if (jdir !== "") rmSync(jdir, { recursive: true, force: true });
+  return new Promise((resolve, reject) => {
+    uws
+      .App()
+      .ws(WS_PATH, {
+        compression: uws.DISABLED,
+        idleTimeout: 0,
+        maxPayloadLength: 1024,
+        message: onMessage,
+        close: () => {},
+      })
+      .listen("127.0.0.1", 0, (ls) => {
+        if (!ls) return reject(new Error("bare forwarder could not listen"));
+        resolve({
+          port: uws.us_socket_local_port(ls),
+          stop: () => {
+            stopping = true;
+            clearInterval(timer);
+            uws.us_listen_socket_close(ls);
+            for (const c of conns) c.sock?.destroy();
+            if (jdir !== "") rmSync(jdir, { recursive: true, force: true });
+          },
+        });
       });
-    });
+  });
 }
 
-main().catch(failChild);
+async function main(): Promise<void> {
+  const [portArg = "0", key = "", journalArg = "off", connsArg = "4"] = process.argv.slice(2);
+  journaled = journalArg === "sync";
+  configureKnobs();
+  const b = await startBare({
+    venuePort: Number(portArg),
+    apiKey: key,
+    journal: journaled ? "sync" : "off",
+    connections: Number(connsArg),
+  });
+  serveChild({ port: b.port, pid: process.pid }, {}, async () => b.stop());
+}
+
+if (process.argv[1]?.endsWith(join("procs", "bare.js"))) main().catch(failChild);

@@ -24,10 +24,13 @@ import { BENCH_SECRET, HFT_CREATE_BODY } from "../benchKeys.js";
 import { failChild, serveChild } from "../child.js";
 import { openRawHttp, type RoundTripper, rawRequest, timeBlock } from "../floors.js";
 import { newHistogram, summarize } from "../stats.js";
+import { startBare } from "./bare.js";
 
 const [venueUrl = "", token = "", extra = "{}"] = process.argv.slice(2);
 
 let floor: RoundTripper | undefined;
+/** A journaled bare forwarder inside this process (HFTGATE_BENCH_BARE_IN_GATEWAY), once started. */
+let inProcessBare: { port: number; stop: () => void } | undefined;
 let profiler: Session | undefined;
 /** HFTGATE_BENCH_PROFILE_HEAP=1: the profile hooks sample allocations instead of CPU. */
 const HEAP = process.env.HFTGATE_BENCH_PROFILE_HEAP === "1";
@@ -113,6 +116,19 @@ async function main(): Promise<void> {
         await timeBlock(floor, a.n as number, a.record ? hHttp : undefined);
         return null;
       },
+      /**
+       * A journaled bare forwarder in this process beside the gateway, on its own port: the same
+       * forwarder code inside the gateway's process (heap, threads, timers) as a control.
+       */
+      async bareStart() {
+        inProcessBare ??= await startBare({
+          venuePort: Number(new URL(venueUrl).port),
+          apiKey,
+          journal: "sync",
+          connections: 4,
+        });
+        return { port: inProcessBare.port };
+      },
       httpResults() {
         const s = summarize(hHttp);
         hHttp = newHistogram();
@@ -186,6 +202,7 @@ async function main(): Promise<void> {
     },
     async () => {
       floor?.close();
+      inProcessBare?.stop();
       await h.stop("bench");
       rmSync(dir, { recursive: true, force: true });
     },
