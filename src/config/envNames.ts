@@ -31,6 +31,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "a build's directory: the e2e suite also runs this build's and that build's gateways side by side (A/B, `vs_gateway`)",
   },
   {
+    name: "HFTGATE_BENCH_CALLS",
+    readBy: "bench",
+    doc: "1: the e2e suite counts the JavaScript calls per sequential order of the gateway and the bare forwarders (V8 precise coverage, after the timed phases)",
+  },
+  {
     name: "HFTGATE_BENCH_BARE_IN_GATEWAY",
     readBy: "bench",
     doc: "1: the e2e suite also runs a journaled bare forwarder inside the gateway's process, driven and counted like the others (diagnosis)",

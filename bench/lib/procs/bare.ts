@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMPILED, encodeG2C, writeInt53 } from "../../../src/protocol/codec.js";
 import { OrderStatus, WS_PATH } from "../../../src/protocol/schema.js";
+import { callCountHandlers } from "../calls.js";
 import { failChild, serveChild } from "../child.js";
 
 interface UwsSocket {
@@ -447,7 +448,7 @@ async function main(): Promise<void> {
     journal: journaled ? "sync" : "off",
     connections: Number(connsArg),
   });
-  serveChild({ port: b.port, pid: process.pid }, {}, async () => b.stop());
+  serveChild({ port: b.port, pid: process.pid }, callCountHandlers(), async () => b.stop());
 }
 
 if (process.argv[1]?.endsWith(join("procs", "bare.js"))) main().catch(failChild);

@@ -21,6 +21,7 @@ import { loadKeyPair } from "../../../src/auth/keys.js";
 import { loadConfig } from "../../../src/config/load.js";
 import { type EngineHandle, startEngine } from "../../../src/index.js";
 import { BENCH_SECRET, HFT_CREATE_BODY } from "../benchKeys.js";
+import { callCountHandlers } from "../calls.js";
 import { failChild, serveChild } from "../child.js";
 import { openRawHttp, type RoundTripper, rawRequest, timeBlock } from "../floors.js";
 import { newHistogram, summarize } from "../stats.js";
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
   serveChild(
     { url: h.url, tpl, spotTpl, instruments: h.instruments.size },
     {
+      ...callCountHandlers(),
       async httpBlock(a) {
         floor ??= await openRawHttp(a.port as number, floorRequest(a.port as number, apiKey));
         await timeBlock(floor, a.n as number, a.record ? hHttp : undefined);
