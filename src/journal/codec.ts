@@ -6,6 +6,7 @@
  * A string field may be given as its UTF-8 bytes (an answer read off the socket is journaled without
  * being decoded): the record is the same as for the decoded string.
  */
+import { putF64, putU16, putU32 } from "../util/bytes.js";
 import { crc32 } from "./crc32.js";
 import {
   CODE_KIND,
@@ -97,8 +98,8 @@ export function encodeBinary(
   const cap = buf.length;
   if (off + HEAD > cap) return -1;
   const code = KIND_CODE[kind];
-  buf.writeDoubleLE(seq, off + 9);
-  buf.writeDoubleLE(ts, off + 17);
+  putF64(buf, seq, off + 9);
+  putF64(buf, ts, off + 17);
   let p = off + HEAD;
   let mask = 0;
   const names = NAMES[code]!;
@@ -111,12 +112,12 @@ export function encodeBinary(
     if (t === 0) {
       if (typeof v !== "number") throw new JournalError(`journal ${kind}.${name}: expected number`);
       if (p + 8 > cap) return -1;
-      buf.writeDoubleLE(v, p);
+      putF64(buf, v, p);
       p += 8;
     } else if (v instanceof Uint8Array) {
       // A bytes field, or a string given as its UTF-8 bytes: copied as they are.
       if (p + 4 + v.length > cap) return -1;
-      buf.writeUInt32LE(v.length, p);
+      putU32(buf, v.length, p);
       buf.set(v, p + 4);
       p += 4 + v.length;
     } else if (t === 2) {
@@ -127,14 +128,14 @@ export function encodeBinary(
       // At most 3 UTF-8 bytes per UTF-16 unit: checked before writing (Buffer#write truncates silently).
       if (p + 4 + 3 * v.length > cap) return -1;
       const n = writeUtf8(buf, v, p + 4);
-      buf.writeUInt32LE(n, p);
+      putU32(buf, n, p);
       p += 4 + n;
     }
     mask |= 1 << i;
   }
-  buf.writeUInt16LE(mask, start + HEAD - 2);
-  buf.writeUInt32LE(p - start - 8, start);
-  buf.writeUInt32LE(crc32(buf, start + 9, p, CODE_CRC[code]), start + 4);
+  putU16(buf, mask, start + HEAD - 2);
+  putU32(buf, p - start - 8, start);
+  putU32(buf, crc32(buf, start + 9, p, CODE_CRC[code]), start + 4);
   // The kind byte last, in one store: a record written straight into the file (the mapped window) is
   // whole once it is set, and a process killed before leaves the 0 that was there (scan.ts: a tail).
   buf[start + 8] = code;

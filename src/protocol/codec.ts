@@ -4,6 +4,8 @@
  * the variable-length InstrumentsResponse): the bytes are valid until the next encode of that type,
  * so callers that keep them (the replay ring, the `ws` transport) copy. Decoders return fresh objects.
  */
+
+import { putI8, putI32, putU8, putU16, putU32 } from "../util/bytes.js";
 import {
   type Body,
   C2G_HEADER,
@@ -127,9 +129,9 @@ export function writeInt53(b: Buffer, off: number, v: number, signed: boolean): 
   if (!Number.isSafeInteger(v) || (!signed && v < 0))
     throw new RangeError(`not a ${signed ? "i" : "u"}53: ${v}`);
   const hi = Math.floor(v / TWO32);
-  b.writeUInt32LE(v - hi * TWO32, off);
-  if (signed) b.writeInt32LE(hi, off + 4);
-  else b.writeUInt32LE(hi, off + 4);
+  putU32(b, v - hi * TWO32, off);
+  if (signed) putI32(b, hi, off + 4);
+  else putU32(b, hi, off + 4);
 }
 
 /** Reads a u64 as a number; returns -1 when the value does not fit in 53 bits. */
@@ -147,8 +149,20 @@ function readI53(b: Buffer, off: number): number | undefined {
 }
 
 function writeChar(b: Buffer, off: number, size: number, s: string | undefined): void {
-  const n = s ? b.write(s, off, size, "utf8") : 0;
-  if (n < size) b.fill(0, off + n, off + size);
+  const n = s ? writeCharText(b, off, size, s) : 0;
+  for (let i = off + n; i < off + size; i++) b[i] = 0;
+}
+
+/** A short ASCII text copied by hand (Buffer#write's call costs more than the copy); else Buffer#write. */
+function writeCharText(b: Buffer, off: number, size: number, s: string): number {
+  const n = s.length;
+  if (n > size) return b.write(s, off, size, "utf8");
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return b.write(s, off, size, "utf8");
+    b[off + i] = c;
+  }
+  return n;
 }
 
 function readChar(b: Buffer, off: number, size: number): string {
@@ -165,16 +179,16 @@ function writeOps(b: Buffer, ops: readonly Op[], base: number, body: Record<stri
     const v = body[op.name];
     switch (op.k) {
       case K_U8:
-        b.writeUInt8((v as number) ?? 0, off);
+        putU8(b, (v as number) ?? 0, off);
         break;
       case K_I8:
-        b.writeInt8((v as number) ?? 0, off);
+        putI8(b, (v as number) ?? 0, off);
         break;
       case K_U16:
-        b.writeUInt16LE((v as number) ?? 0, off);
+        putU16(b, (v as number) ?? 0, off);
         break;
       case K_U32:
-        b.writeUInt32LE((v as number) ?? 0, off);
+        putU32(b, (v as number) ?? 0, off);
         break;
       case K_U64:
         writeInt53(b, off, (v as number) ?? 0, false);
@@ -255,8 +269,8 @@ export interface G2CHeader {
 export function encodeC2G<N extends C2GName>(name: N, body: Body<N>): Buffer {
   const cm = COMPILED[name];
   const b = bufFor(cm);
-  b.writeUInt16LE(cm.fixedSize, 2);
-  b.writeUInt32LE(0, 4);
+  putU16(b, cm.fixedSize, 2);
+  putU32(b, 0, 4);
   writeOps(b, cm.ops, 0, body as unknown as Record<string, unknown>);
   return b;
 }
@@ -274,8 +288,8 @@ export function encodeG2C<N extends G2CName>(name: N, h: G2CHeader, body: Body<N
     for (let i = 0; i < items.length; i++) writeOps(b, cm.itemOps, len + i * cm.itemSize, items[i]!);
     len += items.length * cm.itemSize;
   }
-  b.writeUInt16LE(len, 2);
-  b.writeUInt32LE(h.sessionId, 4);
+  putU16(b, len, 2);
+  putU32(b, h.sessionId, 4);
   writeInt53(b, 8, h.seq, false);
   writeInt53(b, 16, h.recvNs, false);
   writeInt53(b, 24, h.sendNs, false);

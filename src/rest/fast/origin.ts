@@ -16,6 +16,7 @@
  */
 import { connect as netConnect, type OnReadOpts, type Socket } from "node:net";
 import { type ConnectionOptions, connect as tlsConnect } from "node:tls";
+import { putLatin1 } from "../../util/bytes.js";
 import type { Endpoint, EndpointId } from "../catalogue.js";
 import { DONE, MALFORMED, NEED_MORE, ResponseReader } from "./reader.js";
 
@@ -212,29 +213,33 @@ export class FastOrigin {
     let b = c.scratch;
     if (need > b.length) b = c.scratch = Buffer.allocUnsafe(need * 2);
     let n: number;
-    if (prefix !== undefined) n = prefix.copy(b, 0);
-    else {
+    if (prefix !== undefined) {
+      b.set(prefix, 0);
+      n = prefix.length;
+    } else {
       n = b.write(ep.method, 0, "latin1");
       b[n++] = 0x20;
       n += b.write(job.path, n, "utf8");
       n += b.write(` HTTP/1.1\r\nhost: ${this.hostHeader}\r\nconnection: keep-alive\r\n`, n, "latin1");
     }
     for (let i = 0; i + 1 < h.length; i += 2) {
-      n += b.write(h[i]!, n, "latin1");
+      n += putLatin1(b, h[i]!, n);
       b[n++] = 0x3a;
       b[n++] = 0x20;
-      n += b.write(h[i + 1]!, n, "latin1");
+      n += putLatin1(b, h[i + 1]!, n);
       b[n++] = 0x0d;
       b[n++] = 0x0a;
     }
     if (body !== undefined) {
-      n += b.write("content-length: ", n, "latin1");
-      n += b.write(String(Buffer.byteLength(body, "utf8")), n, "latin1");
+      n += putLatin1(b, "content-length: ", n);
+      // An ASCII body (every order body) is its own length in bytes: written after its length.
+      const ascii = isAscii(body);
+      n += putLatin1(b, String(ascii ? body.length : Buffer.byteLength(body, "utf8")), n);
       b[n++] = 0x0d;
       b[n++] = 0x0a;
       b[n++] = 0x0d;
       b[n++] = 0x0a;
-      n += b.write(body, n, "utf8");
+      n += ascii ? putLatin1(b, body, n) : b.write(body, n, "utf8");
     } else {
       b[n++] = 0x0d;
       b[n++] = 0x0a;
@@ -426,4 +431,10 @@ export class FastOrigin {
       });
     });
   }
+}
+
+/** Whether every UTF-16 unit of `s` is ASCII (its UTF-8 bytes are then its units, one each). */
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
 }
