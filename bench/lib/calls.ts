@@ -24,6 +24,8 @@ export interface CallCounts {
   functions_every_op: Record<Origin, number>;
   /** The most called functions: name, where, calls per operation. */
   top: string[];
+  /** The project's functions that ran at least once per operation (the code path to shorten). */
+  project_every_op: string[];
 }
 
 type Origin = "all" | "project" | "node" | "dependencies";
@@ -68,6 +70,7 @@ export function countCalls(scripts: ScriptCoverage[], n: number): CallCounts {
   const calls = { all: 0, project: 0, node: 0, dependencies: 0 };
   const fns = { all: 0, project: 0, node: 0, dependencies: 0 };
   const heavy: [string, number][] = [];
+  const own: string[] = [];
   for (const sc of scripts) {
     const o = originOf(sc.url);
     const where = sc.url.replace(/^.*\/(src|bench|node_modules)\//, "$1/");
@@ -79,6 +82,7 @@ export function countCalls(scripts: ScriptCoverage[], n: number): CallCounts {
       if (c >= n) {
         fns.all++;
         fns[o]++;
+        if (o === "project") own.push(`${f.functionName || "(anonymous)"} ${where}`);
       }
       heavy.push([`${f.functionName || "(anonymous)"} ${where}`, c]);
     }
@@ -94,5 +98,6 @@ export function countCalls(scripts: ScriptCoverage[], n: number): CallCounts {
     calls_per_op: per(calls),
     functions_every_op: fns,
     top: heavy.slice(0, 20).map(([k, c]) => `${k}: ${Math.round((c / n) * 10) / 10}`),
+    project_every_op: own.sort(),
   };
 }
