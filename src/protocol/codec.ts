@@ -153,10 +153,13 @@ function writeChar(b: Buffer, off: number, size: number, s: string | undefined):
   for (let i = off + n; i < off + size; i++) b[i] = 0;
 }
 
-/** A short ASCII text copied by hand (Buffer#write's call costs more than the copy); else Buffer#write. */
+/**
+ * A short ASCII text copied by hand (Buffer#write's call costs more than the copy); anything else
+ * through Buffer#write (which also refuses what is not a string, as before).
+ */
 function writeCharText(b: Buffer, off: number, size: number, s: string): number {
   const n = s.length;
-  if (n > size) return b.write(s, off, size, "utf8");
+  if (typeof s !== "string" || n > size) return b.write(s, off, size, "utf8");
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x80) return b.write(s, off, size, "utf8");

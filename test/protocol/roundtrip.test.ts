@@ -164,4 +164,24 @@ describe("decodeC2G on hostile input", () => {
     expect(() => encodeC2G("Heartbeat", { echo: -1 })).toThrow(RangeError);
     expect(() => encodeC2G("Heartbeat", { echo: 1.5 })).toThrow(RangeError);
   });
+
+  it("encoders refuse out-of-range and mistyped fields; a text field is written whole, padded with zeros", () => {
+    const logon = {
+      token: "t",
+      sessionName: "s",
+      heartbeatMs: 500,
+      codPolicy: 1,
+      resumeFromSeq: 3,
+      options: 0,
+    };
+    expect(() => encodeC2G("Logon", { ...logon, codPolicy: 256 })).toThrow(RangeError);
+    expect(() => encodeC2G("Logon", { ...logon, heartbeatMs: -1 })).toThrow(RangeError);
+    expect(() => encodeC2G("Logon", { ...logon, token: 12345 as unknown as string })).toThrow(TypeError);
+    // A long name first, then a short one in the same reusable buffer: nothing of the first is left.
+    encodeC2G("Logon", { ...logon, sessionName: "x".repeat(20) });
+    const short = decodeC2G(Buffer.from(encodeC2G("Logon", { ...logon, sessionName: "ab" })));
+    expect(short).toMatchObject({ name: "Logon", body: { sessionName: "ab" } });
+    const text = decodeC2G(Buffer.from(encodeC2G("Logon", { ...logon, sessionName: "café €" })));
+    expect(text).toMatchObject({ name: "Logon", body: { sessionName: "café €" } });
+  });
 });
