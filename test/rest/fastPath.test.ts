@@ -11,7 +11,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKeyPair } from "../../src/auth/keys.js";
-import type { PreparedRequest } from "../../src/rest/client.js";
+import type { AnswerSink, PreparedRequest } from "../../src/rest/client.js";
 import { NetworkError, OutcomeUnknownError, ValidationError } from "../../src/rest/errors.js";
 import { scanV5Ack } from "../../src/venue/hft/ackText.js";
 import { prepareHftAmend } from "../../src/venue/hft/amend.js";
@@ -298,6 +298,41 @@ describe("answers the minimal reader does not expect", () => {
       expect((a.value as OutcomeUnknownError).message).toMatch(/UND_ERR_BODY_TIMEOUT/);
     } finally {
       await s.stop();
+    }
+  });
+});
+
+describe("answers handed over in the socket's read callback", () => {
+  it("a sink that sends the next order from a parsed Spot answer: every order written once and answered, in turn", async () => {
+    // One fast socket: each next order can only go out on the socket whose answer is being delivered.
+    const one = stackOf(true, { connections: 1 });
+    await one.start();
+    try {
+      const before = requests.length;
+      const got: string[] = [];
+      await new Promise<void>((done, fail) => {
+        let left = 5;
+        const sink: AnswerSink<number> = {
+          answered: (n, value) => {
+            got.push(`${n}:${(value as { order_id?: string }).order_id ?? "?"}`);
+            if (--left === 0) done();
+            else one.client.sendTo(one.client.prepareSpotCancel(`s-${n + 1}`), sink, n + 1, 0);
+          },
+          failed: (_n, err) => fail(err),
+        };
+        one.client.sendTo(one.client.prepareSpotCancel("s-0"), sink, 0, 0);
+      });
+      expect(got).toEqual(["0:s-1", "1:s-1", "2:s-1", "3:s-1", "4:s-1"]);
+      const mine = requests.slice(before).filter((r) => r.startsWith("DELETE "));
+      expect(mine.map((r) => /"order_id":"([^"]+)"/.exec(r)?.[1])).toEqual([
+        "s-0",
+        "s-1",
+        "s-2",
+        "s-3",
+        "s-4",
+      ]);
+    } finally {
+      await one.stop();
     }
   });
 });

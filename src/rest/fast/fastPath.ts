@@ -9,7 +9,9 @@
  * (`FastScanner`) and delivered at once, in the socket's read callback, with those bytes as its text
  * (valid during the call: the journal copies them): the socket is already free for the next request
  * and nothing of the read is kept, so a sink may send from there (one tick queue drain less per
- * order). Everything else is decoded and delivered on the next tick, like the general client's outcomes.
+ * order). Any other answer is decoded and fully parsed, and delivered there too (its text is a copy).
+ * A failure (a timeout, a reset, a request the general client must carry) is delivered on the next
+ * tick: it can arise inside the caller's own send.
  */
 import type { Endpoint, EndpointId } from "../catalogue.js";
 import { NOT_SENT_CODE } from "../clientSet.js";
@@ -52,7 +54,7 @@ export interface GeneralPath {
   onUnauthorized: ((epochMs: number | undefined) => Promise<boolean>) | undefined;
 }
 
-/** One order request on the fast path: its outcome goes to the sink at once (a scanned success) or on the next tick. */
+/** One order request on the fast path: an answer goes to the sink at once, a failure on the next tick. */
 class FastRequest implements FastJob {
   ok = false;
   outcome: unknown = undefined;
@@ -103,7 +105,8 @@ class FastRequest implements FastJob {
         err.clockExplains = g.onUnauthorized(err.epochMs);
       this.outcome = err;
     }
-    process.nextTick(deliver, this);
+    // In the socket's read callback, like a scanned answer: the socket is free and the text a copy.
+    deliver(this);
   }
 
   fail(err: Error, sent: boolean): void {
