@@ -56,10 +56,8 @@ export interface GeneralPath {
 
 /** One order request on the fast path: an answer goes to the sink at once, a failure on the next tick. */
 class FastRequest implements FastJob {
-  ok = false;
-  outcome: unknown = undefined;
-  /** The answer's body text (kept for the journal). */
-  text = "";
+  /** A failure's outcome, held for its delivery on the next tick. */
+  failure: unknown = undefined;
   private settled = false;
   readonly ep: Endpoint;
   readonly path: string;
@@ -94,19 +92,20 @@ class FastRequest implements FastJob {
       }
     }
     const text = body.toString("utf8");
-    this.text = text;
     const g = fp.general;
+    let res: unknown;
+    // Delivered here, in the socket's read callback, like a scanned answer: the socket is free and
+    // the text a copy.
     try {
-      this.outcome = g.parse(this.ep, status, retryAfter, text, this.req.epoch);
-      this.ok = true;
+      res = g.parse(this.ep, status, retryAfter, text, this.req.epoch);
     } catch (err) {
       // The venue says the same 401 for a bad key and an epoch outside its window: the clock decides.
       if (err instanceof AuthError && this.req.epoch !== undefined && g.onUnauthorized !== undefined)
         err.clockExplains = g.onUnauthorized(err.epochMs);
-      this.outcome = err;
+      this.sink.failed(this.ctx, err, this.stamp);
+      return;
     }
-    // In the socket's read callback, like a scanned answer: the socket is free and the text a copy.
-    deliver(this);
+    this.sink.answered(this.ctx, res, this.stamp, text);
   }
 
   fail(err: Error, sent: boolean): void {
@@ -118,14 +117,13 @@ class FastRequest implements FastJob {
       return;
     }
     this.settled = true;
-    this.outcome = transportError(err, this.ep.id);
-    process.nextTick(deliver, this);
+    this.failure = transportError(err, this.ep.id);
+    process.nextTick(deliverFailure, this);
   }
 }
 
-function deliver(r: FastRequest): void {
-  if (r.ok) r.sink.answered(r.ctx, r.outcome, r.stamp, r.text);
-  else r.sink.failed(r.ctx, r.outcome, r.stamp);
+function deliverFailure(r: FastRequest): void {
+  r.sink.failed(r.ctx, r.failure, r.stamp);
 }
 
 /** An unsigned warm-up GET on one fast socket: `done(ok)` once. */
