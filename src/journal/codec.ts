@@ -6,7 +6,7 @@
  * A string field may be given as its UTF-8 bytes (an answer read off the socket is journaled without
  * being decoded): the record is the same as for the decoded string.
  */
-import { putF64, putU16, putU32 } from "../util/bytes.js";
+import { putAscii, putF64, putU16, putU32 } from "../util/bytes.js";
 import { crc32 } from "./crc32.js";
 import {
   CODE_KIND,
@@ -147,14 +147,8 @@ export function encodeBinary(
  * are copied by hand: Buffer#write's per-call cost dominates them. Same bytes either way.
  */
 function writeUtf8(buf: Buffer, v: string, off: number): number {
-  const n = v.length;
-  if (n > 64) return buf.write(v, off, "utf8");
-  for (let i = 0; i < n; i++) {
-    const c = v.charCodeAt(i);
-    if (c >= 0x80) return buf.write(v, off, "utf8");
-    buf[off + i] = c;
-  }
-  return n;
+  const n = v.length > 64 ? -1 : putAscii(buf, v, off);
+  return n >= 0 ? n : buf.write(v, off, "utf8");
 }
 
 /** Why a binary record does not read: the file ends inside it, or its bytes are wrong. */

@@ -5,7 +5,7 @@
  * so callers that keep them (the replay ring, the `ws` transport) copy. Decoders return fresh objects.
  */
 
-import { putI8, putI32, putU8, putU16, putU32 } from "../util/bytes.js";
+import { putAscii, putI8, putI32, putU8, putU16, putU32 } from "../util/bytes.js";
 import {
   type Body,
   C2G_HEADER,
@@ -158,14 +158,8 @@ function writeChar(b: Buffer, off: number, size: number, s: string | undefined):
  * through Buffer#write (which also refuses what is not a string, as before).
  */
 function writeCharText(b: Buffer, off: number, size: number, s: string): number {
-  const n = s.length;
-  if (typeof s !== "string" || n > size) return b.write(s, off, size, "utf8");
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x80) return b.write(s, off, size, "utf8");
-    b[off + i] = c;
-  }
-  return n;
+  const n = typeof s !== "string" || s.length > size ? -1 : putAscii(b, s, off);
+  return n >= 0 ? n : b.write(s, off, size, "utf8");
 }
 
 function readChar(b: Buffer, off: number, size: number): string {

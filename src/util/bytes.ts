@@ -61,6 +61,22 @@ export function putF64(b: Uint8Array, v: number, off: number): void {
 }
 
 /**
+ * Copies `s` byte for byte when every unit is ASCII (its UTF-8 bytes are then its units) and returns
+ * its length; -1 at the first unit that is not (bytes before it may have been written): the caller
+ * then writes it as UTF-8 with Buffer#write. For short strings, where Buffer#write's call costs more
+ * than the copy.
+ */
+export function putAscii(b: Uint8Array, s: string, off: number): number {
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return -1;
+    b[off + i] = c;
+  }
+  return n;
+}
+
+/**
  * Writes `s` as Latin-1 (one byte per UTF-16 unit, the low eight bits, as Buffer's "latin1") and
  * returns the count. For the short header strings of a request; the caller has checked the room.
  */

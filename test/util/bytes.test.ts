@@ -2,7 +2,7 @@
  * The order path's byte stores write what Buffer's methods write, and refuse what they refuse.
  */
 import { describe, expect, it } from "vitest";
-import { putF64, putI8, putI32, putLatin1, putU8, putU16, putU32 } from "../../src/util/bytes.js";
+import { putAscii, putF64, putI8, putI32, putLatin1, putU8, putU16, putU32 } from "../../src/util/bytes.js";
 
 type Put = (b: Uint8Array, v: number, off: number) => void;
 type BufWrite = (b: Buffer, v: number, off: number) => void;
@@ -67,6 +67,16 @@ describe("byte stores", () => {
       b.writeDoubleLE(v, 3);
       expect(a.toString("hex"), String(v)).toBe(b.toString("hex"));
     }
+  });
+
+  it("ascii: an ASCII string's UTF-8 bytes and count, -1 at the first unit that is not ASCII", () => {
+    for (const s of ["", "hg-abcdef-000042", "BTCUSDT", "\u007f~ {}"]) {
+      const a = Buffer.alloc(40, 0xaa);
+      const b = Buffer.alloc(40, 0xaa);
+      expect(putAscii(a, s, 3)).toBe(b.write(s, 3, "utf8"));
+      expect(a.equals(b), s).toBe(true);
+    }
+    for (const s of ["café", "\u0080", "a€", "😀"]) expect(putAscii(Buffer.alloc(40), s, 0), s).toBe(-1);
   });
 
   it("latin1: the same bytes and count as Buffer#write's latin1, characters above 0xff included", () => {
