@@ -30,7 +30,8 @@ export interface CallCounts {
 
 type Origin = "all" | "project" | "node" | "dependencies";
 
-function post<T>(s: Session, method: string, params?: object): Promise<T> {
+/** One inspector command on a connected session, as a promise. */
+export function post<T = unknown>(s: Session, method: string, params?: object): Promise<T> {
   return new Promise((ok, fail) => s.post(method, params, (err, res) => (err ? fail(err) : ok(res as T))));
 }
 

@@ -327,8 +327,8 @@ let SPIN_NS = 0;
 let SPIN_AFTER = false;
 let SPIN_BEFORE = false;
 function spin(): void {
-  const until = Number(process.hrtime.bigint()) + SPIN_NS;
-  while (Number(process.hrtime.bigint()) < until);
+  const until = monoNs() + SPIN_NS;
+  while (monoNs() < until);
 }
 
 /** The diagnosis knobs, read from the environment by the journal-off forwarder's own process only. */

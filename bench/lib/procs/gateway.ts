@@ -21,7 +21,7 @@ import { loadKeyPair } from "../../../src/auth/keys.js";
 import { loadConfig } from "../../../src/config/load.js";
 import { type EngineHandle, startEngine } from "../../../src/index.js";
 import { BENCH_SECRET, HFT_CREATE_BODY } from "../benchKeys.js";
-import { callCountHandlers } from "../calls.js";
+import { callCountHandlers, post } from "../calls.js";
 import { failChild, serveChild } from "../child.js";
 import { openRawHttp, type RoundTripper, rawRequest, timeBlock } from "../floors.js";
 import { newHistogram, summarize } from "../stats.js";
@@ -36,9 +36,6 @@ let profiler: Session | undefined;
 /** HFTGATE_BENCH_PROFILE_HEAP=1: the profile hooks sample allocations instead of CPU. */
 const HEAP = process.env.HFTGATE_BENCH_PROFILE_HEAP === "1";
 
-function post(s: Session, method: string, params?: object): Promise<unknown> {
-  return new Promise((ok, fail) => s.post(method, params, (err, res) => (err ? fail(err) : ok(res))));
-}
 let hHttp = newHistogram();
 
 /** The create request as the gateway sends it (headers of the same size), pre-built once. */
