@@ -84,9 +84,13 @@ describe.skipIf(natsMissing)("drop copy on a 3-node cluster", () => {
   let risk: NatsConnection;
   let reading: DropCopyReading;
   const events: DropCopyEvent[] = [];
+  // The tests' bursts (40, then 20 creates) can fall inside one HFT rate window (45 creates a second
+  // with the cancel reserve): a create waits for room instead of being refused, so that what a test
+  // sees does not hang on how quickly the one before it ended. Drop copy is the subject here.
+  const GW = { "bus.dropCopy.dedupWindowMs": 60_000, "limits.createWaitMs": 2_000 };
   beforeAll(async () => {
     w = await busWorld(3, ["A"]);
-    gw = await w.gateway("A", { "bus.dropCopy.dedupWindowMs": 60_000 });
+    gw = await w.gateway("A", GW);
     risk = await natsAs(w.cluster.servers, "risk-A");
     await until(() => gw.bus!.dropCopy!.streaming, 20_000, "stream ready");
     reading = await readDropCopy(risk, { account: "A", onEvent: (e) => events.push(e) });
@@ -144,7 +148,7 @@ describe.skipIf(natsMissing)("drop copy on a 3-node cluster", () => {
     await gw.stop("restart");
     await w.cluster.restart(1);
     await w.cluster.restart(2);
-    gw = await w.gateway("A", { "bus.dropCopy.dedupWindowMs": 60_000 });
+    gw = await w.gateway("A", GW);
     // The restarted gateway publishes the spool, then its own events continue the numbering.
     const c2 = new GatewayClient({ url: gw.url, token: TOKEN, sessionName: "dc-2", lastSeq: c.lastSeq });
     await c2.connect();
