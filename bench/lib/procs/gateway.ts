@@ -6,7 +6,7 @@
  *
  * argv: venue base URL, token, JSON of extra config overrides. Ready info: { url, tpl, instruments }.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -167,6 +167,7 @@ async function main(): Promise<void> {
           profile: unknown;
         };
         const ext = HEAP ? "heapprofile" : "cpuprofile";
+        mkdirSync(a.dir as string, { recursive: true });
         const file = join(a.dir as string, `gateway-${a.label as string}-${process.pid}.${ext}`);
         writeFileSync(file, JSON.stringify(r.profile));
         profiler.disconnect();
