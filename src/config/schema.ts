@@ -663,6 +663,12 @@ const TABLE = [
     doc: "where `hftgate start` writes the command API URL and token (mode 0600) for `hftgate demo`",
   },
   {
+    path: "engine.inlining",
+    type: oneOf("wide", "v8"),
+    def: "wide",
+    doc: "V8's inlining budget, set process-wide at engine start: `wide` lets the optimizer fuse more of the order path into its callers (docs/benchmarks.md), `v8` leaves V8's flags as the process has them",
+  },
+  {
     path: "engine.replayJournal",
     type: bool,
     def: true,

@@ -1,6 +1,7 @@
 /**
- * The one place that owns the process lifecycle. Start order: keys (and the embedded simulator for
- * venue `sim`), REST stack (clock sync, warm connections, pre-signer), instruments from the venue,
+ * The one place that owns the process lifecycle. Start order: V8's inlining budget (inlining.ts),
+ * keys (and the embedded simulator for venue `sim`), REST stack (clock sync, warm connections,
+ * pre-signer), instruments from the venue,
  * risk and limits, the journal, the engine and the venue sync over one set of venue surfaces, public
  * market data, then the restart (restart.ts: journal, reconciliation, orphans, feeds, positions,
  * sessions, the command API). Stop order is the reverse, bounded by `shutdown.timeoutMs`.
@@ -21,6 +22,7 @@ import { Engine } from "./engine.js";
 import type { EngineHandle, StartOptions } from "./engineHandle.js";
 import type { FeedContext } from "./feedContext.js";
 import { registerFeedGauges, registerGauges, registerRiskGauges, registerSessionGauges } from "./gauges.js";
+import { applyInlining } from "./inlining.js";
 import { checkJournal, holdJournal } from "./journalGate.js";
 import { JournalHalt } from "./journalHalt.js";
 import { startMarketData } from "./marketData.js";
@@ -49,6 +51,10 @@ const FORGET_PER_SWEEP = 1_000;
 export async function startEngine(config: Config, opts: StartOptions = {}): Promise<EngineHandle> {
   const log = opts.logger ?? createLogger({ level: config.log.level, pretty: config.log.pretty });
   registerSecret(config.keys.secretKey);
+  // Before any order-path code runs hot: the optimizer reads the budget when it compiles.
+  const inlining = applyInlining(config.engine.inlining);
+  if (inlining.length > 0)
+    log.info({ inlining: config.engine.inlining, flags: inlining }, "V8 inlining budget");
   const cleanups: (() => Promise<void> | void)[] = [];
   const undo = async () => {
     for (const f of cleanups.reverse()) await Promise.resolve(f()).catch(() => {});
