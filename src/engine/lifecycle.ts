@@ -1,10 +1,10 @@
 /**
  * The one place that owns the process lifecycle. Start order: V8's inlining budget (inlining.ts),
  * keys (and the embedded simulator for venue `sim`), REST stack (clock sync, warm connections,
- * pre-signer), instruments from the venue,
- * risk and limits, the journal, the engine and the venue sync over one set of venue surfaces, public
- * market data, then the restart (restart.ts: journal, reconciliation, orphans, feeds, positions,
- * sessions, the command API). Stop order is the reverse, bounded by `shutdown.timeoutMs`.
+ * pre-signer), instruments from the venue, risk and limits, the journal, the engine and the venue
+ * sync over one set of venue surfaces, public market data, then the restart (restart.ts: journal,
+ * reconciliation, orphans, feeds, positions, sessions, the command API). Stop order is the reverse,
+ * bounded by `shutdown.timeoutMs`.
  */
 import type { Logger } from "pino";
 import type { Config } from "../config/load.js";

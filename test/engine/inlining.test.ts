@@ -12,12 +12,14 @@ const CHAIN = `
 const v8 = require("node:v8");
 for (const f of JSON.parse(process.argv[1])) v8.setFlagsFromString(f);
 v8.setFlagsFromString("--trace-turbo-inlining");
+// Compiled on the main thread when hot, so a busy machine cannot end the loop before the compile.
+v8.setFlagsFromString("--no-concurrent-recompilation");
 const step = "s = (s * 31 + i) | 0; s ^= s >>> 7; s = (s + (x & 255)) | 0; s = (s * 17 + (i << 2)) | 0; s ^= s << 3; s = (s + 11) | 0; s ^= s >>> 5; s = (s * 13 + 7) | 0;";
 let src = "";
 for (let k = 1; k <= 6; k++) {
   src += "function c" + k + "(x) { let s = x | 0; for (let i = 0; i < 3; i++) { " + step + step + " } return " + (k < 6 ? "c" + (k + 1) + "(s)" : "s") + "; }\\n";
 }
-src += "let t = 0; for (let i = 0; i < 300000; i++) t = (t + c1(i)) | 0; return t;";
+src += "let t = 0; for (let i = 0; i < 1000000; i++) t = (t + c1(i)) | 0; return t;";
 console.log("result", new Function(src)());
 `;
 
