@@ -310,7 +310,7 @@ const TABLE = [
     path: "http.keepWarmMs",
     type: int(0, 600_000),
     def: 10_000,
-    doc: "every connection is opened at start; while an origin's connections are all idle, this often one unsigned time GET per connection keeps them open (closed ones reopen), so the first orders after a quiet spell pay no handshake; keep it below the venue's keep-alive timeout [unknown]; 0 = off",
+    doc: "every connection is opened at start; while an origin's connections are all idle, this often one unsigned time GET per connection keeps them open (closed ones reopen), so the first orders after a quiet spell pay no handshake; a connection that took a request in the last half period gets none (at most 1.5× this without a request); keep 1.5× it below the venue's keep-alive timeout [unknown]; 0 = off",
   },
   {
     path: "http.deleteBodyKeepAlive",

@@ -133,7 +133,7 @@ export class RestClient {
   private readonly connections: number;
   private readonly keepWarmMs: number;
   private warmTimer: NodeJS.Timeout | undefined;
-  /** Keep-warm rounds sent (for tests). */
+  /** Periodic keep-warm rounds that sent a GET on the general client's connections (for tests). */
   readonly warmStats = { rounds: 0 };
   /**
    * The longest a request can wait for its answer (connect + headers + body timeouts): past it every
@@ -233,13 +233,17 @@ export class RestClient {
   }
 
   /**
-   * One unsigned GET on each of the first `n` connections of every origin. `idleOnly`: an origin with
-   * requests in flight or waiting is left alone (its connections are in use, and a GET must never
-   * take a connection an order could use).
+   * One unsigned GET on each of the first `n` connections of every origin. `idleOnly` (the periodic
+   * rounds): an origin with requests in flight or waiting is left alone (its connections are in use,
+   * and a GET must never take a connection an order could use), and so is a connection that took a
+   * request in the last half period: it is warm already, and a GET on it would only stand in the way
+   * of the next order. So a connection goes at most 1.5 × `keepWarmMs` without a request.
    */
   private async warmRound(n: number, idleOnly: boolean): Promise<number> {
     let failed = 0;
+    const quietMs = idleOnly ? this.keepWarmMs / 2 : 0;
     const jobs: Promise<void>[] = [];
+    let sent = 0;
     for (const [set, path] of this.warmTargets) {
       if (idleOnly && !set.idle) continue;
       for (let i = 0; i < Math.min(n, set.size); i++) {
@@ -249,15 +253,16 @@ export class RestClient {
               if (!ok) failed++;
               done();
             });
-            if (!set.dispatchOn(i, { method: "GET", path, headers: UNSIGNED_HEADERS }, h)) done();
+            if (set.dispatchOn(i, { method: "GET", path, headers: UNSIGNED_HEADERS }, h, quietMs)) sent++;
+            else done();
           }),
         );
       }
     }
-    if (idleOnly && jobs.length > 0) this.warmStats.rounds++;
+    if (idleOnly && sent > 0) this.warmStats.rounds++;
     if (this.fast !== undefined && idleOnly && this.warmMain !== undefined && this.warmHft !== undefined) {
       jobs.push(
-        this.fast.warm(n, true, this.warmMain, this.warmHft).then((f) => {
+        this.fast.warm(n, true, this.warmMain, this.warmHft, quietMs).then((f) => {
           failed += f;
         }),
       );

@@ -44,6 +44,8 @@ export class ClientSet {
   private readonly clients: Client[];
   /** Requests in flight per connection (0 or 1: no pipelining). */
   private readonly busy: Uint8Array;
+  /** Date.now() when each connection last took a request (keep-warm leaves a recently used one alone). */
+  private readonly usedAt: Float64Array;
   private inFlight = 0;
   private readonly fifo: Waiting[] = [];
   private fifoHead = 0;
@@ -70,6 +72,7 @@ export class ClientSet {
       );
     }
     this.busy = new Uint8Array(n);
+    this.usedAt = new Float64Array(n);
   }
 
   get size(): number {
@@ -101,9 +104,13 @@ export class ClientSet {
     this.fifo.push({ opts, handler });
   }
 
-  /** One request on connection `i` (unsigned warm-up GETs): opens it if closed, keeps it warm. */
-  dispatchOn(i: number, opts: Dispatcher.DispatchOptions, handler: SetHandler): boolean {
+  /**
+   * One request on connection `i` (unsigned warm-up GETs): opens it if closed, keeps it warm; not when
+   * it took a request less than `quietMs` ago (a connection in use needs no warming).
+   */
+  dispatchOn(i: number, opts: Dispatcher.DispatchOptions, handler: SetHandler, quietMs = 0): boolean {
     if (this.busy[i] !== 0 || this.closed) return false;
+    if (quietMs > 0 && Date.now() - this.usedAt[i]! < quietMs) return false;
     handler.finished = this.onFinished;
     this.start(i, opts, handler);
     return true;
@@ -124,6 +131,7 @@ export class ClientSet {
 
   private start(i: number, opts: Dispatcher.DispatchOptions, handler: SetHandler): void {
     this.busy[i] = 1;
+    this.usedAt[i] = Date.now();
     this.inFlight++;
     handler.slot = i;
     // A closed or destroyed client reports through handler.onError, which frees the slot.

@@ -373,6 +373,50 @@ describe("connections", () => {
     }
   });
 
+  it.each([
+    ["fast path", true],
+    ["general client", false],
+  ])(
+    "keep-warm leaves a socket that carries orders alone and warms the idle ones (%s)",
+    async (_, fastPath) => {
+      // Orders every 20 ms for over a second, one at a time, with a keep-warm period of 400 ms: a socket
+      // that carries them took a request within the last half period at every round, so no GET goes
+      // there while they flow; the sockets nothing else uses get theirs each round.
+      const events: { sock: number; what: "order" | "get" }[] = [];
+      const socks = new Map<Socket, number>();
+      const tracking = createServer((sock) => {
+        socks.set(sock, socks.size);
+        onConnection(sock, (c, req) => {
+          events.push({ sock: socks.get(sock)!, what: req.startsWith("GET ") ? "get" : "order" });
+          answer(c, req);
+        });
+      });
+      const s = stackOf(fastPath, { keepWarmMs: 400 }, await listenLocal(tracking));
+      try {
+        await s.start();
+        events.length = 0;
+        for (let i = 0; i < 60; i++) {
+          expect((await send(s, hftCreate(s, `steady-${i}`))).ok).toBe(true);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(events.filter((e) => e.what === "order").length).toBe(60);
+        const carriers = new Set(events.filter((e) => e.what === "order").map((e) => e.sock));
+        for (const sock of carriers) {
+          const first = events.findIndex((e) => e.sock === sock && e.what === "order");
+          const last = events.findLastIndex((e) => e.sock === sock && e.what === "order");
+          const between = events.slice(first, last).filter((e) => e.sock === sock && e.what === "get");
+          expect(between.length).toBe(0);
+        }
+        // Two fast sockets and two general ones: those that carried no order are warmed every round.
+        const idleGets = events.filter((e) => !carriers.has(e.sock) && e.what === "get").length;
+        expect(idleGets).toBeGreaterThanOrEqual(3);
+      } finally {
+        await s.stop();
+        await new Promise<void>((r) => tracking.close(() => r()));
+      }
+    },
+  );
+
   it("a burst wider than the fast sockets waits in their FIFO: each order written once, in the order sent", async () => {
     // The venue holds every order request 150 ms. Two fast sockets carry eight orders: six wait in
     // the fast path's FIFO and go out oldest first as sockets free up; none goes to the general client

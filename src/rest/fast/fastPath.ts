@@ -193,7 +193,13 @@ export class FastPath {
    * One unsigned GET of `spotTime` / `hftTime` on each of the first `n` sockets per origin (closed ones
    * reopen); `idleOnly` leaves an origin with requests in flight alone. Resolves with the failures.
    */
-  async warm(n: number, idleOnly: boolean, spotTime: Endpoint, hftTime: Endpoint): Promise<number> {
+  async warm(
+    n: number,
+    idleOnly: boolean,
+    spotTime: Endpoint,
+    hftTime: Endpoint,
+    quietMs = 0,
+  ): Promise<number> {
     let failed = 0;
     const jobs: Promise<void>[] = [];
     const pairs: [FastOrigin, Endpoint][] = [[this.spot, spotTime]];
@@ -207,7 +213,7 @@ export class FastPath {
               if (!ok) failed++;
               done();
             });
-            if (!o.dispatchOn(i, j)) done();
+            if (!o.dispatchOn(i, j, quietMs)) done();
           }),
         );
       }

@@ -62,6 +62,8 @@ class Conn {
   scratch = Buffer.allocUnsafe(SCRATCH);
   /** Date.now() when the socket connected (an idle close after a while reopens it at once). */
   openedAt = 0;
+  /** Date.now() when the socket last took a request (keep-warm leaves a recently used one alone). */
+  usedAt = 0;
   constructor(readonly index: number) {}
 }
 
@@ -142,10 +144,14 @@ export class FastOrigin {
     else this.fallback(job);
   }
 
-  /** One request on socket `i` when it is connected and free (the keep-warm GETs). */
-  dispatchOn(i: number, job: FastJob): boolean {
+  /**
+   * One request on socket `i` when it is connected and free (the keep-warm GETs); not when it took a
+   * request less than `quietMs` ago (a socket in use needs no warming).
+   */
+  dispatchOn(i: number, job: FastJob, quietMs = 0): boolean {
     const c = this.conns[i];
     if (c === undefined || c.job !== undefined || this.closed) return false;
+    if (quietMs > 0 && Date.now() - c.usedAt < quietMs) return false;
     if (c.state !== S_READY) {
       void this.open(c).then((ok) => {
         if (ok && c.job === undefined && !this.closed) this.write(c, job);
@@ -201,7 +207,9 @@ export class FastOrigin {
     c.job = job;
     this.inFlight++;
     c.reader.reset();
-    c.deadline = Date.now() + this.o.headersTimeoutMs;
+    const now = Date.now();
+    c.usedAt = now;
+    c.deadline = now + this.o.headersTimeoutMs;
     const ep = job.ep;
     const prefix = job.path === ep.path ? this.prefixOf(ep) : undefined;
     const body = job.body;
