@@ -191,7 +191,8 @@ export class FastPath {
 
   /**
    * One unsigned GET of `spotTime` / `hftTime` on each of the first `n` sockets per origin (closed ones
-   * reopen); `idleOnly` leaves an origin with requests in flight alone. Resolves with the failures.
+   * reopen); `idleOnly` leaves an origin with requests in flight alone, `quietMs` a socket that took a
+   * request less than that long ago. Resolves with the failures.
    */
   async warm(
     n: number,
