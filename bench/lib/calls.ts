@@ -88,17 +88,16 @@ export function countCalls(scripts: ScriptCoverage[], n: number): CallCounts {
       heavy.push([`${f.functionName || "(anonymous)"} ${where}`, c]);
     }
   }
+  /** Calls per operation, to one decimal. */
+  const perOp = (c: number) => Math.round((c / n) * 10) / 10;
   const per = (r: Record<Origin, number>) =>
-    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round((v / n) * 10) / 10])) as Record<
-      Origin,
-      number
-    >;
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, perOp(v)])) as Record<Origin, number>;
   heavy.sort((x, y) => y[1] - x[1]);
   return {
     operations: n,
     calls_per_op: per(calls),
     functions_every_op: fns,
-    top: heavy.slice(0, 20).map(([k, c]) => `${k}: ${Math.round((c / n) * 10) / 10}`),
+    top: heavy.slice(0, 20).map(([k, c]) => `${k}: ${perOp(c)}`),
     project_every_op: own.sort(),
   };
 }

@@ -56,8 +56,6 @@ export interface GeneralPath {
 
 /** One order request on the fast path: an answer goes to the sink at once, a failure on the next tick. */
 class FastRequest implements FastJob {
-  /** A failure's outcome, held for its delivery on the next tick. */
-  failure: unknown = undefined;
   private settled = false;
   readonly ep: Endpoint;
   readonly path: string;
@@ -117,13 +115,12 @@ class FastRequest implements FastJob {
       return;
     }
     this.settled = true;
-    this.failure = transportError(err, this.ep.id);
-    process.nextTick(deliverFailure, this);
+    process.nextTick(deliverFailure, this, transportError(err, this.ep.id));
   }
 }
 
-function deliverFailure(r: FastRequest): void {
-  r.sink.failed(r.ctx, r.failure, r.stamp);
+function deliverFailure(r: FastRequest, failure: unknown): void {
+  r.sink.failed(r.ctx, failure, r.stamp);
 }
 
 /** An unsigned warm-up GET on one fast socket: `done(ok)` once. */
