@@ -149,6 +149,8 @@ const ORDERS: [string, (s: RestStack) => PreparedRequest][] = [
       ),
   ],
   ["Futures cancel", (s) => s.client.prepareFuturesCancel("f-1")],
+  // Every order body is ASCII; one that is not is framed by its UTF-8 length in bytes all the same.
+  ["a body that is not ASCII", (s) => ({ ...hftCreate(s, "link-1"), body: '{"orderLinkId":"é-€-1"}' })],
 ];
 
 describe("the venue receives the same request", () => {

@@ -16,7 +16,7 @@
  */
 import { connect as netConnect, type OnReadOpts, type Socket } from "node:net";
 import { type ConnectionOptions, connect as tlsConnect } from "node:tls";
-import { putLatin1 } from "../../util/bytes.js";
+import { putAscii, putLatin1 } from "../../util/bytes.js";
 import type { Endpoint, EndpointId } from "../catalogue.js";
 import { DONE, MALFORMED, NEED_MORE, ResponseReader } from "./reader.js";
 
@@ -240,14 +240,24 @@ export class FastOrigin {
     }
     if (body !== undefined) {
       n += putLatin1(b, "content-length: ", n);
-      // An ASCII body (every order body) is its own length in bytes: written after its length.
-      const ascii = isAscii(body);
-      n += putLatin1(b, String(ascii ? body.length : Buffer.byteLength(body, "utf8")), n);
+      // An ASCII body (every order body) is its own length in bytes: its length is written, then the
+      // body in the same pass that checks it; a body that is not ASCII is written again as UTF-8.
+      const at = n;
+      n += putLatin1(b, String(body.length), n);
       b[n++] = 0x0d;
       b[n++] = 0x0a;
       b[n++] = 0x0d;
       b[n++] = 0x0a;
-      n += ascii ? putLatin1(b, body, n) : b.write(body, n, "utf8");
+      const k = putAscii(b, body, n);
+      if (k >= 0) n += k;
+      else {
+        n = at + putLatin1(b, String(Buffer.byteLength(body, "utf8")), at);
+        b[n++] = 0x0d;
+        b[n++] = 0x0a;
+        b[n++] = 0x0d;
+        b[n++] = 0x0a;
+        n += b.write(body, n, "utf8");
+      }
     } else {
       b[n++] = 0x0d;
       b[n++] = 0x0a;
@@ -439,10 +449,4 @@ export class FastOrigin {
       });
     });
   }
-}
-
-/** Whether every UTF-16 unit of `s` is ASCII (its UTF-8 bytes are then its units, one each). */
-function isAscii(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
-  return true;
 }
