@@ -3,6 +3,7 @@
  * number; the live orders, overall and per session; the orders the resolver may have to ask the venue
  * about; the finished ones in finishing order, for pruning. Only the store writes them.
  */
+import { ShardedMap } from "../util/shardedMap.js";
 import type { Order } from "./order.js";
 import { Status, TERMINAL } from "./status.js";
 
@@ -18,13 +19,15 @@ const UNSETTLED: readonly boolean[] = (() => {
 
 /** One session's orders: every one by its order number, and the live ones (one lookup per create). */
 export interface SessionOrders {
-  readonly byNo: Map<number, Order>;
+  readonly byNo: ShardedMap<number, Order>;
   readonly live: Set<Order>;
 }
 
 export class OrderIndex {
-  readonly byClient = new Map<string, Order>();
-  readonly byExchange = new Map<string, Order>();
+  // Every order kept, finished ones included (up to orders.keepFinishedMax): sharded, so that no one
+  // table rebuild of that size lands on a single order (src/util/shardedMap.ts).
+  readonly byClient: ShardedMap<string, Order>;
+  readonly byExchange: ShardedMap<string, Order>;
   private readonly sessions = new Map<number, SessionOrders>();
   /** Orders that may still be live at the venue, in the order they became live. */
   readonly live = new Set<Order>();
@@ -43,7 +46,12 @@ export class OrderIndex {
     private readonly pendingNewDeadlineNs: number,
     /** A PendingCancel or PendingReplace older than this (ns since asked) needs resolution. */
     private readonly pendingCancelDeadlineNs: number,
-  ) {}
+    /** Shards of the id and order-number maps (1: one Map each). */
+    private readonly shards = 32,
+  ) {
+    this.byClient = new ShardedMap(shards);
+    this.byExchange = new ShardedMap(shards);
+  }
 
   /** The session's orders, undefined before its first one. */
   session(sessionId: number): SessionOrders | undefined {
@@ -54,7 +62,7 @@ export class OrderIndex {
   add(o: Order, s: SessionOrders | undefined): void {
     this.byClient.set(o.clientId, o);
     if (s === undefined) {
-      s = { byNo: new Map(), live: new Set() };
+      s = { byNo: new ShardedMap(this.shards), live: new Set() };
       this.sessions.set(o.sessionId, s);
     }
     s.byNo.set(o.clientOrderNo, o);

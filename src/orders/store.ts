@@ -6,6 +6,7 @@
  * orphans.ts (events for orders not known yet), effects.ts; what it reports is in reports.ts.
  */
 
+import type { ShardedMap } from "../util/shardedMap.js";
 import { EventApplier } from "./apply.js";
 import { newEvent, type OrderEvent, restEvent } from "./event.js";
 import { FillBook } from "./fills.js";
@@ -32,6 +33,11 @@ export interface OrderStoreOptions {
   pendingNewDeadlineNs?: number;
   /** A PendingCancel older than this (ns since the cancel was sent) needs resolution. */
   pendingCancelDeadlineNs?: number;
+  /**
+   * Shards of the store's id and order-number maps, a power of two (default 32; 1 = one Map each, as
+   * the `retention` suite compares): a table rebuild then moves a shard's entries, not all of them.
+   */
+  indexShards?: number;
 }
 
 export type OrderStoreErrorCode =
@@ -62,7 +68,7 @@ export class OrderStore {
     forgotten: 0,
   };
   private readonly index: OrderIndex;
-  private readonly byClient: Map<string, Order>;
+  private readonly byClient: ShardedMap<string, Order>;
   private readonly orphans: OrphanBuffer;
   private readonly applier: EventApplier;
   private readonly dropCounts = new Float64Array(DROP_REASONS.length);
@@ -74,6 +80,7 @@ export class OrderStore {
     this.index = new OrderIndex(
       opts.pendingNewDeadlineNs ?? 2_000_000_000,
       opts.pendingCancelDeadlineNs ?? 2_000_000_000,
+      opts.indexShards ?? 32,
     );
     this.byClient = this.index.byClient;
     this.orphans = new OrphanBuffer(opts.maxOrphans ?? 10_000, this.dropCounts);
