@@ -109,6 +109,17 @@ export class BareDriver {
     return d;
   }
 
+  /**
+   * A strategy's two heartbeats, a plain one and one asking for an echo (the forwarder answers it or
+   * passes it over; the driver reads no answer). The warm-up sends them: the periodic one comes every
+   * 20 s, and a gateway's first heartbeat inside the timed blocks would deoptimize its compiled
+   * dispatch there, with every order after it timed in slower code until it is compiled again.
+   */
+  heartbeats(): void {
+    this.ws.send(encodeC2G("Heartbeat", { echo: 0 }));
+    this.ws.send(encodeC2G("Heartbeat", { echo: 1 }));
+  }
+
   close(): void {
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
     this.ws.terminate();

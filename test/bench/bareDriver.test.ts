@@ -70,6 +70,22 @@ describe("BareDriver against the gateway", () => {
     }
   });
 
+  it("the warm-up's two heartbeats leave the session trading and count as no answer", async () => {
+    const d = await openAs("bare-driver-heartbeats", LogonOptions.NoPendingUpdates);
+    try {
+      // A plain heartbeat and one asking for an echo: a malformed one would close the session.
+      d.heartbeats();
+      d.heartbeats();
+      const legs = new LegHistograms();
+      await d.sequential(2, legs);
+      expect(legs.total.count).toBe(2);
+      // The echo the gateway sends back is not an order's answer.
+      expect(d.answers).toBe(2);
+    } finally {
+      d.close();
+    }
+  });
+
   it("a refused logon fails the open", async () => {
     const hft = { instrumentId: t.inst("linear", "BTCUSDT"), side: 1, priceTicks: 600_000, qtyLots: 10 };
     await expect(

@@ -176,6 +176,7 @@ serveChild(
     },
     async bareBlock(a) {
       const b = bare(a.key);
+      if (!a.record) b.driver.heartbeats();
       await b.driver.sequential(a.n as number, a.record ? b.legs : undefined);
       return null;
     },
