@@ -32,15 +32,14 @@ interface Init {
   rings: SharedRing[];
   /** Nice value for this thread alone (Linux), or null to leave it. */
   nice: number | null;
-  /** Signing time after which the thread pauses (ms; 0 = never): see `pause`. */
-  sliceMs: number;
+  /** Pause after each signature but a run's last (ms; 0 = none): see `pause`. */
+  pauseMs: number;
 }
 
-/** A finished refill: its id, this thread's nice value when it lowered it (else null), its pauses. */
+/** A finished refill: its id, and this thread's nice value when it lowered it (else null). */
 export interface PresignDone {
   id: number;
   nice: number | null;
-  paused: number;
 }
 
 const init = workerData as Init;
@@ -75,15 +74,14 @@ const rings = init.rings.map((r) => ({
 }));
 
 /**
- * After `sliceMs` of signing the thread sleeps a moment: a refill (tens of signatures, 1–2 ms on a
- * slow vCPU) would otherwise hold a vCPU it shares with the event loop for all of it, and an order
- * arriving then waits until the refill ends. Sleeping, the thread lets the scheduler run the event
- * loop; the refill takes a little longer, far inside the horizon signed ahead.
+ * Between two signatures the thread sleeps `pauseMs`: a refill (tens of signatures, 1–2 ms on a slow
+ * vCPU) would otherwise hold a vCPU it shares with the event loop for all of it, and an order arriving
+ * then waits until the refill ends. Sleeping, the thread gives the vCPU back after each signature
+ * (~0.1 ms); the refill takes longer, far inside the horizon signed ahead.
  */
 const PAUSE_CELL = new Int32Array(new SharedArrayBuffer(4));
-const PAUSE_MS = 0.05;
 function pause(): void {
-  Atomics.wait(PAUSE_CELL, 0, 0, PAUSE_MS);
+  Atomics.wait(PAUSE_CELL, 0, 0, init.pauseMs);
 }
 
 function write(ringIdx: number, epoch: number, value: Buffer | undefined): void {
@@ -111,21 +109,17 @@ export default function presign(job: PresignJob): PresignDone {
       if (held !== -1 && held < job.oldest) write(k, e, undefined);
     }
   }
-  const slice = init.sliceMs;
-  let sliceStart = performance.now();
-  let paused = 0;
+  const pauses = init.pauseMs > 0;
+  let first = true;
   for (const [ring, from, count] of job.runs) {
     const prefix = init.prefixes[ring]!;
     const end = from + count * job.step;
     for (let e = from; e < end; e += job.step) {
-      if (slice > 0 && performance.now() - sliceStart >= slice) {
-        pause();
-        paused++;
-        sliceStart = performance.now();
-      }
+      if (pauses && !first) pause();
+      first = false;
       const hex = Buffer.from(sign(null, Buffer.from(prefix + e, "utf8"), key).toString("hex"), "latin1");
       write(ring, e, hex);
     }
   }
-  return { id: job.id, nice: niced, paused };
+  return { id: job.id, nice: niced };
 }

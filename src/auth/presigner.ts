@@ -37,11 +37,10 @@ export interface PresignerOptions {
    */
   nice?: number | null;
   /**
-   * Signing time after which a worker thread pauses a moment within a refill (ms; 0 = never). Default
-   * 0.25: a refill gives a shared vCPU back every quarter millisecond instead of holding it for all
-   * its signatures.
+   * Pause of the worker threads between two signatures of a refill (ms; 0 = none). Default 0.05: a
+   * refill gives a shared vCPU back after each signature instead of holding it for the whole refill.
    */
-  sliceMs?: number;
+  pauseMs?: number;
   /**
    * A prefix not asked for during this long stops being refilled (ms; 0 = never stops). Its next use
    * signs inline once (a counted miss) and resumes its refills. Default 60,000.
@@ -70,8 +69,6 @@ export class Presigner {
   produced = 0;
   /** Refills that failed (the ring just stays empty there; callers sign inline). */
   failures = 0;
-  /** Times a worker paused within a refill to give its vCPU back (`sliceMs`). */
-  pauses = 0;
   /**
    * Nice value the pool's threads report with each refill (null: priority unchanged; undefined until
    * the first refill ends). Every thread applies the same `nice` option.
@@ -124,7 +121,7 @@ export class Presigner {
         prefixes: [...this.prefixes],
         rings: this.rings.map((r) => r.shared),
         nice,
-        sliceMs: opts.sliceMs ?? 0.25,
+        pauseMs: opts.pauseMs ?? 0.05,
       },
     });
     // A failed thread is replaced by the pool, and its refill's task rejects: refill counts that
@@ -203,7 +200,6 @@ export class Presigner {
           (done) => {
             this.inFlight--;
             this.niced = done.nice;
-            this.pauses += done.paused;
             for (const r of runs) this.produced += r[2];
           },
           () => {

@@ -178,7 +178,7 @@ function createRest(
           refillMs: config.signing.presignRefillMs,
           threads: config.signing.presignWorkers,
           nice: config.signing.presignNice < 0 ? null : config.signing.presignNice,
-          sliceMs: config.signing.presignSliceUs / 1000,
+          pauseMs: config.signing.presignPauseUs / 1000,
           idleMs: config.signing.presignIdleMs,
         }
       : false,
