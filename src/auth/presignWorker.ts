@@ -32,8 +32,6 @@ interface Init {
   rings: SharedRing[];
   /** Nice value for this thread alone (Linux), or null to leave it. */
   nice: number | null;
-  /** Pause after each signature but a run's last (ms; 0 = none): see `pause`. */
-  pauseMs: number;
 }
 
 /** A finished refill: its id, and this thread's nice value when it lowered it (else null). */
@@ -73,17 +71,6 @@ const rings = init.rings.map((r) => ({
   mask: r.size - 1,
 }));
 
-/**
- * Between two signatures the thread sleeps `pauseMs`: a refill (tens of signatures, 1–2 ms on a slow
- * vCPU) would otherwise hold a vCPU it shares with the event loop for all of it, and an order arriving
- * then waits until the refill ends. Sleeping, the thread gives the vCPU back after each signature
- * (~0.1 ms); the refill takes longer, far inside the horizon signed ahead.
- */
-const PAUSE_CELL = new Int32Array(new SharedArrayBuffer(4));
-function pause(): void {
-  Atomics.wait(PAUSE_CELL, 0, 0, init.pauseMs);
-}
-
 function write(ringIdx: number, epoch: number, value: Buffer | undefined): void {
   const r = rings[ringIdx]!;
   const i = epoch & r.mask;
@@ -109,14 +96,10 @@ export default function presign(job: PresignJob): PresignDone {
       if (held !== -1 && held < job.oldest) write(k, e, undefined);
     }
   }
-  const pauses = init.pauseMs > 0;
-  let first = true;
   for (const [ring, from, count] of job.runs) {
     const prefix = init.prefixes[ring]!;
     const end = from + count * job.step;
     for (let e = from; e < end; e += job.step) {
-      if (pauses && !first) pause();
-      first = false;
       const hex = Buffer.from(sign(null, Buffer.from(prefix + e, "utf8"), key).toString("hex"), "latin1");
       write(ring, e, hex);
     }

@@ -37,11 +37,6 @@ export interface PresignerOptions {
    */
   nice?: number | null;
   /**
-   * Pause of the worker threads between two signatures of a refill (ms; 0 = none). Default 0.05: a
-   * refill gives a shared vCPU back after each signature instead of holding it for the whole refill.
-   */
-  pauseMs?: number;
-  /**
    * A prefix not asked for during this long stops being refilled (ms; 0 = never stops). Its next use
    * signs inline once (a counted miss) and resumes its refills. Default 60,000.
    */
@@ -121,7 +116,6 @@ export class Presigner {
         prefixes: [...this.prefixes],
         rings: this.rings.map((r) => r.shared),
         nice,
-        pauseMs: opts.pauseMs ?? 0.05,
       },
     });
     // A failed thread is replaced by the pool, and its refill's task rejects: refill counts that

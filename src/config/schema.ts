@@ -257,12 +257,6 @@ const TABLE = [
     doc: "nice value of the pre-signer threads (Linux); -1 leaves their priority unchanged. A high value starves the signer on a busy shared vCPU (every request then signs inline): measured before changing it",
   },
   {
-    path: "signing.presignPauseUs",
-    type: int(0, 10_000),
-    def: 50,
-    doc: "the pre-signer threads sleep this long between two signatures of a refill, so that on a vCPU shared with the event loop a refill (tens of signatures, 1-2 ms) gives the vCPU back after each one instead of delaying an order for all of it; 0 = no pause",
-  },
-  {
     path: "signing.presignIdleMs",
     type: int(0, MS_DAY),
     def: 60_000,

@@ -178,7 +178,6 @@ function createRest(
           refillMs: config.signing.presignRefillMs,
           threads: config.signing.presignWorkers,
           nice: config.signing.presignNice < 0 ? null : config.signing.presignNice,
-          pauseMs: config.signing.presignPauseUs / 1000,
           idleMs: config.signing.presignIdleMs,
         }
       : false,

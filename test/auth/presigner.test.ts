@@ -82,28 +82,6 @@ describe("Presigner", () => {
     expect(p.get(0, base)).toBeUndefined();
   });
 
-  it("pauses between the signatures of a refill (pauseMs), which stay those of inline signing", async () => {
-    const base = 1719905777000;
-    const epochs = new EpochSource({ now: () => base, stepMs: 10 });
-    const p = new Presigner(keys, {
-      prefixes: HOT_PREFIXES,
-      clockMs: () => epochs.clockMs(),
-      stepMs: 10,
-      horizonMs: 100,
-      refillMs: 60_000,
-      pauseMs: 5,
-    });
-    running = p;
-    const t0 = performance.now();
-    await p.start();
-    const took = performance.now() - t0;
-    // 11 epochs for each of the 4 prefixes: 44 signatures, a 5 ms pause between each two.
-    expect(took).toBeGreaterThanOrEqual(43 * 5);
-    for (let e = base; e <= base + 100; e += 10)
-      for (let id = 0; id < HOT_PREFIXES.length; id++)
-        expect(p.get(id, e)).toBe(signer.signHex(HOT_PREFIXES[id] + e));
-  });
-
   it("signatures read while the worker keeps refilling the shared ring are never torn", async () => {
     const p = new Presigner(keys, {
       prefixes: HOT_PREFIXES,
