@@ -243,21 +243,13 @@ export class FastOrigin {
       // An ASCII body (every order body) is its own length in bytes: its length is written, then the
       // body in the same pass that checks it; a body that is not ASCII is written again as UTF-8.
       const at = n;
-      n += putLatin1(b, String(body.length), n);
-      b[n++] = 0x0d;
-      b[n++] = 0x0a;
-      b[n++] = 0x0d;
-      b[n++] = 0x0a;
-      const k = putAscii(b, body, n);
-      if (k >= 0) n += k;
-      else {
-        n = at + putLatin1(b, String(Buffer.byteLength(body, "utf8")), at);
-        b[n++] = 0x0d;
-        b[n++] = 0x0a;
-        b[n++] = 0x0d;
-        b[n++] = 0x0a;
-        n += b.write(body, n, "utf8");
+      n = endHead(b, at + putLatin1(b, String(body.length), at));
+      let k = putAscii(b, body, n);
+      if (k < 0) {
+        n = endHead(b, at + putLatin1(b, String(Buffer.byteLength(body, "utf8")), at));
+        k = b.write(body, n, "utf8");
       }
+      n += k;
     } else {
       b[n++] = 0x0d;
       b[n++] = 0x0a;
@@ -449,4 +441,13 @@ export class FastOrigin {
       });
     });
   }
+}
+
+/** Ends the header line and the head ("\r\n\r\n") at `n`; returns the offset after it. */
+function endHead(b: Buffer, n: number): number {
+  b[n] = 0x0d;
+  b[n + 1] = 0x0a;
+  b[n + 2] = 0x0d;
+  b[n + 3] = 0x0a;
+  return n + 4;
 }
