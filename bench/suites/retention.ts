@@ -24,6 +24,9 @@ const KEEP = 20_000;
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
+/** To two decimals. */
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
 /** Order `i` through the store: created, sent, acked, filled (finished). `ev`: a scratch event. */
 function one(store: OrderStore, i: number, ev: OrderEvent): void {
   const t = i * 1000;
@@ -59,9 +62,8 @@ const STEADY_ORDERS = 400_000;
 /**
  * The store in steady operation: STEADY_KEEP finished orders kept while STEADY_ORDERS more flow
  * through, forgotten 1,000 at a time (the engine's sweep) and a resolver round as often, each order's
- * store work timed alone. V8 rebuilds a Map's whole
- * table when deleted entries have filled it; with one Map per index (`indexShards` 1) such a rebuild
- * lands on a single order. Collections are told apart (the `gc` performance entries): an order whose
+ * store work timed alone. V8 rebuilds a Map's whole table when deleted entries have filled it; with
+ * one Map per index (`indexShards` 1) such a rebuild lands on a single order. Collections are told apart (the `gc` performance entries): an order whose
  * time is mostly a collection counts as the collector's, not the store's.
  */
 async function steady(indexShards: number): Promise<Record<string, number>> {
@@ -114,7 +116,6 @@ async function steady(indexShards: number): Promise<Record<string, number>> {
   const sorted = Float64Array.from(took).sort();
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
   forgets.sort((x, y) => x - y);
-  const r2 = (x: number) => Math.round(x * 100) / 100;
   return {
     index_shards: indexShards,
     orders_timed: STEADY_ORDERS,
@@ -176,7 +177,6 @@ function forgetCost(): Record<string, number> {
     per.push(Number(process.hrtime.bigint() - t0) / 1e3 / n);
   }
   per.sort((a, b) => a - b);
-  const r2 = (x: number) => Math.round(x * 100) / 100;
   return {
     calls: per.length,
     us_per_order_p50: r2(per[per.length >> 1]!),

@@ -545,7 +545,8 @@ describe("the v5 answer read as bytes", () => {
       gc();
       await new Promise((r) => setTimeout(r, 50));
       gc();
-      return process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+      const m = process.memoryUsage();
+      return m.heapUsed + m.arrayBuffers;
     };
     const pad = "p".repeat(20_000);
     const id = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
