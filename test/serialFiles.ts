@@ -20,6 +20,7 @@ export const serialFiles = [
   "test/engine/drain.test.ts",
   "test/engine/inProcess.test.ts",
   "test/engine/inlining.test.ts",
+  "test/journal/checkpoint.test.ts",
   "test/journal/engineStart.test.ts",
   "test/journal/lock.test.ts",
   "test/journal/mapped.test.ts",

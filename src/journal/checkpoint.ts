@@ -3,15 +3,18 @@
  * restart reads it and the journal after that position instead of every file. Layout:
  * `HGCP | u32 headLen | head JSON | records (the journal's binary codec, each with its CRC) | u32 crc32
  * of everything before | HGCE`. Written atomically (temp file, fsync, rename, directory fsync); the
- * previous generation is kept as `checkpoint.prev.hgc`, so a damaged latest one falls back to it.
+ * previous generation is kept as `checkpoint.prev.hgc` (a hard link renamed over it, so neither name
+ * is ever missing), so a damaged latest one falls back to it.
  */
 import {
   closeSync,
   existsSync,
   fsyncSync,
+  linkSync,
   openSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   unlinkSync,
   writeSync,
@@ -124,8 +127,16 @@ export function writeCheckpointFile(dir: string, buf: Buffer): string {
     throw err;
   }
   closeSync(fd);
-  // Each rename is atomic: a crash in between leaves the previous generation, never a half file.
-  if (existsSync(path)) renameSync(path, join(dir, CHECKPOINT_PREV));
+  // Each step is atomic and replaces, never removes, a name: the latest generation is linked to a
+  // temp name and that renamed over the previous one, then the new file over the latest. A reader
+  // beside a running gateway (`hftgate replay --check`) finds both names at every instant (moved aside
+  // first, the latest was missing between the two renames), and a crash leaves a whole file under each.
+  if (existsSync(path)) {
+    const prevTmp = join(dir, `${CHECKPOINT_PREV}.tmp-${process.pid}`);
+    rmSync(prevTmp, { force: true });
+    linkSync(path, prevTmp);
+    renameSync(prevTmp, join(dir, CHECKPOINT_PREV));
+  }
   renameSync(tmp, path);
   syncDir(dir);
   return path;

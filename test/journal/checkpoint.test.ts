@@ -6,6 +6,7 @@
  * generations cover and older than the retention.
  */
 import {
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -15,7 +16,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   CHECKPOINT_FILE,
@@ -37,6 +40,7 @@ import {
   replayJournals,
   writeCheckpointFile,
 } from "../../src/journal/index.js";
+import { ensureBuilt } from "../chaos/harness/child.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -119,6 +123,36 @@ describe("the checkpoint file", () => {
     expect(l.checkpoint?.head.covers.offset).toBe(20);
     expect(l.older?.head.covers.offset).toBe(10);
     expect(l.checkpoint?.path).toBe(join(dir, CHECKPOINT_FILE));
+  });
+
+  it("a reader beside the writer finds both generations at every instant", async () => {
+    const dir = newDir();
+    const f = await writeRun(dir, 2);
+    writeCheckpointFile(dir, encodeCheckpoint(head(f, 10), []));
+    writeCheckpointFile(dir, encodeCheckpoint(head(f, 20), []));
+    // The built module in a worker thread writes generation after generation while this thread looks.
+    const mod = pathToFileURL(join(dirname(ensureBuilt()), "journal", "checkpoint.js")).href;
+    const done = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(
+      `const { workerData: w } = require("node:worker_threads");
+       import(w.mod).then(({ writeCheckpointFile }) => {
+         for (let i = 0; i < w.n; i++) writeCheckpointFile(w.dir, Buffer.from(w.buf));
+         Atomics.store(w.done, 0, 1);
+       });`,
+      { eval: true, workerData: { mod, dir, n: 300, buf: encodeCheckpoint(head(f, 30), []), done } },
+    );
+    let looks = 0;
+    let missing = 0;
+    const latest = join(dir, CHECKPOINT_FILE);
+    const prev = join(dir, CHECKPOINT_PREV);
+    while (Atomics.load(done, 0) === 0 && looks < 50_000_000) {
+      looks++;
+      if (!existsSync(latest) || !existsSync(prev)) missing++;
+    }
+    await worker.terminate();
+    expect(Atomics.load(done, 0)).toBe(1);
+    expect(missing).toBe(0);
+    expect(loadCheckpoint(dir, ID).checkpoint?.head.covers.offset).toBe(30);
   });
 
   it("a damaged latest generation falls back to the previous one; a foreign or dangling one is not used", async () => {
