@@ -41,6 +41,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "1: the e2e suite also runs a journaled bare forwarder inside the gateway's process, driven and counted like the others (diagnosis)",
   },
   {
+    name: "HFTGATE_BENCH_BARE_WORK",
+    readBy: "bench",
+    doc: "1 (or a list such as work,work-store): the e2e suite also runs the bare forwarder doing the gateway's per-order component work, whole or with components left out (bench/lib/bareWork.ts; diagnosis)",
+  },
+  {
     name: "HFTGATE_BENCH_BARE_POLLUTE_KB",
     readBy: "bench",
     doc: "diagnosis: the journal-off bare forwarder writes this many KB of fresh memory (a 64 MB ring) after each answer",

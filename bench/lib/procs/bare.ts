@@ -10,7 +10,10 @@
  * The journaled variant ("sync") writes a 64-byte record with `writeSync` before the HTTP write and
  * another before the ack, and `fdatasync`s every 100 ms while unsynced (the gateway journal's rule).
  *
- * argv: venue port, API key hex, "off" | "sync", connections. Ready info: { port, pid }.
+ * The "work" variant (diagnosis, HFTGATE_BENCH_BARE_WORK=1) does the gateway's per-order component work
+ * on the same wire: see bareWork.ts.
+ *
+ * argv: venue port, API key hex, "off" | "sync" | "work[-A+B]", connections. Ready info: { port, pid }.
  * `startBare` runs one inside another process (the bench's gateway process, for a like-for-like
  * control of the process around it: HFTGATE_BENCH_BARE_IN_GATEWAY).
  */
@@ -19,8 +22,9 @@ import { createRequire } from "node:module";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { COMPILED, encodeG2C, writeInt53 } from "../../../src/protocol/codec.js";
+import { COMPILED, encodeG2C, patchSendNs, writeInt53 } from "../../../src/protocol/codec.js";
 import { OrderStatus, WS_PATH } from "../../../src/protocol/schema.js";
+import { GatewayWork, type WorkRequest, workSkips } from "../bareWork.js";
 import { callCountHandlers } from "../calls.js";
 import { failChild, serveChild } from "../child.js";
 
@@ -48,6 +52,8 @@ interface UwsLike {
 let venuePort = 0;
 let apiKey = "";
 let journaled = false;
+/** The "work" variant's components (bareWork.ts), undefined in the other two. */
+let work: GatewayWork | undefined;
 const uws = createRequire(import.meta.url)("uWebSockets.js") as UwsLike;
 
 const T_NEW_ORDER = 0x02;
@@ -157,11 +163,16 @@ interface Pending {
   recvNs: number;
   /** The venue id a cancel names (latin1, ≤ 40). */
   id: string;
+  /** The "work" variant: the order and the create's body. */
+  w: WorkRequest | undefined;
+  sentNs: number;
 }
 
 class Conn {
   readonly create = template("POST", "/v5/order/create", CREATE_BODY);
   readonly cancel = template("DELETE", "/trade/api/v2/order", CANCEL_BODY);
+  /** The "work" variant's create: the template's head, then the body's length and the body per order. */
+  private readonly workBuf = Buffer.alloc(4096);
   cur: Pending | undefined;
   sock: Socket | undefined;
   /** Connected; a socket the stub closed (idle past its headers timeout: a 408) reopens at once. */
@@ -197,6 +208,10 @@ class Conn {
 
   send(p: Pending): void {
     this.cur = p;
+    if (p.w !== undefined && p.op === OP_CREATE) {
+      this.sendWork(p, p.w.body);
+      return;
+    }
     const t = p.op === OP_CREATE ? this.create : this.cancel;
     PRESIGNED_SIG.copy(t.buf, t.sigAt);
     t.buf.write(String(Date.now()), t.epochAt, 13, "latin1");
@@ -211,7 +226,22 @@ class Conn {
     }
     if (SPIN_BEFORE) spin();
     if (journaled) journal(1, p.clOrdNo, p.recvNs);
+    p.sentNs = monoNs();
     this.sock!.write(t.buf);
+  }
+
+  /** The create's head as the template has it, up to its content-length, then the order's body. */
+  private sendWork(p: Pending, body: string): void {
+    const t = this.create;
+    const b = this.workBuf;
+    PRESIGNED_SIG.copy(t.buf, t.sigAt);
+    t.buf.write(String(Date.now()), t.epochAt, 13, "latin1");
+    const headEnd = t.epochAt + 13 + 2 + 16;
+    t.buf.copy(b, 0, 0, headEnd);
+    let n = headEnd + b.write(`${body.length}\r\n\r\n`, headEnd, "latin1");
+    n += b.write(body, n, "latin1");
+    p.sentNs = monoNs();
+    this.sock!.write(b.subarray(0, n));
   }
 
   private onData(d: Buffer): void {
@@ -255,6 +285,10 @@ const SPOT_ID = Buffer.from('"order_id":"', "latin1");
 const CANCELLED = Buffer.from('"status":"CANCELLED"', "latin1");
 
 function answer(p: Pending, b: Buffer, from: number, end: number): void {
+  if (p.w !== undefined) {
+    answerWork(p, p.w, b, from, end);
+    return;
+  }
   if (p.op === OP_CREATE) {
     const k = b.indexOf(ORDER_ID, from);
     if (k < 0 || k > end) {
@@ -279,6 +313,31 @@ function answer(p: Pending, b: Buffer, from: number, end: number): void {
     writeInt53(UPDATE, UPD_CLORD, p.clOrdNo, false);
     reply(p, UPDATE);
   }
+}
+
+/** The "work" variant's answer: the components apply, journal and encode it (bareWork.ts). */
+function answerWork(p: Pending, w: WorkRequest, b: Buffer, from: number, end: number): void {
+  const rtt = monoNs() - p.sentNs;
+  const body = b.subarray(from, end);
+  let frame: Buffer;
+  if (p.op === OP_CREATE) {
+    const k = b.indexOf(ORDER_ID, from);
+    if (k < 0 || k > end) {
+      fail(p);
+      return;
+    }
+    const s = k + ORDER_ID.length;
+    const id = b.toString("latin1", s, Math.min(b.indexOf(0x22, s), s + ID_LEN));
+    frame = work!.created(w, body, id, p.recvNs, rtt);
+  } else {
+    if (b.indexOf(CANCELLED, from) < 0) {
+      fail(p);
+      return;
+    }
+    frame = work!.cancelled(w, body, p.recvNs, rtt);
+  }
+  patchSendNs(frame, monoNs());
+  p.ws.send(frame, true);
 }
 
 function reply(p: Pending, frame: Buffer): void {
@@ -332,8 +391,8 @@ function spin(): void {
 }
 
 /** The diagnosis knobs, read from the environment by the journal-off forwarder's own process only. */
-function configureKnobs(): void {
-  if (journaled) return;
+function configureKnobs(variant: string): void {
+  if (variant !== "off") return;
   makeCode(Number(process.env.HFTGATE_BENCH_BARE_CODE_FNS ?? 0));
   POLLUTE = Number(process.env.HFTGATE_BENCH_BARE_POLLUTE_KB ?? 0) * 1024;
   if (POLLUTE > 0) RING = Buffer.alloc(64 << 20);
@@ -381,26 +440,38 @@ function onMessage(ws: UwsSocket, msg: ArrayBuffer): void {
   const b = Buffer.from(msg);
   const type = b[1];
   const clOrdNo = b.readUInt32LE(8) + b.readUInt32LE(12) * 4294967296;
-  if (type === T_NEW_ORDER) submit({ op: OP_CREATE, ws, clOrdNo, recvNs, id: "" });
+  let w: WorkRequest | undefined;
+  if (work !== undefined && (type === T_NEW_ORDER || type === T_CANCEL)) {
+    w = type === T_NEW_ORDER ? work.create(msg, recvNs) : work.cancel(msg);
+    if (w === undefined) {
+      process.stderr.write(`bare forwarder (work): frame type ${type} for ${clOrdNo} refused\n`);
+      return;
+    }
+  }
+  if (type === T_NEW_ORDER) submit({ op: OP_CREATE, ws, clOrdNo, recvNs, id: "", w, sentNs: 0 });
   else if (type === T_CANCEL) {
     let e = 16;
     while (e < 16 + ID_LEN && b[e] !== 0) e++;
-    submit({ op: OP_CANCEL, ws, clOrdNo, recvNs, id: b.toString("latin1", 16, e) });
+    submit({ op: OP_CANCEL, ws, clOrdNo, recvNs, id: b.toString("latin1", 16, e), w, sentNs: 0 });
   }
 }
 
 export interface BareOptions {
   venuePort: number;
   apiKey: string;
-  journal: "off" | "sync";
+  /** "work" or "work-A+B" (bareWork.ts). */
+  journal: string;
   connections: number;
 }
 
 /** Starts a bare forwarder in this process (one per process): its WebSocket port, and its stop. */
-export async function startBare(o: BareOptions): Promise<{ port: number; stop: () => void }> {
+export async function startBare(
+  o: BareOptions,
+): Promise<{ port: number; stop: () => void /** The work variant's journal file. */; journal?: string }> {
   venuePort = o.venuePort;
   apiKey = o.apiKey;
   journaled = o.journal === "sync";
+  if (o.journal.startsWith("work")) work = new GatewayWork(workSkips(o.journal));
   let timer: NodeJS.Timeout | undefined;
   if (journaled) {
     jdir = mkdtempSync(join(tmpdir(), "hftgate-bare-"));
@@ -426,11 +497,13 @@ export async function startBare(o: BareOptions): Promise<{ port: number; stop: (
         if (!ls) return reject(new Error("bare forwarder could not listen"));
         resolve({
           port: uws.us_socket_local_port(ls),
+          journal: work?.journal.path,
           stop: () => {
             stopping = true;
             clearInterval(timer);
             uws.us_listen_socket_close(ls);
             for (const c of conns) c.sock?.destroy();
+            work?.close();
             if (jdir !== "") rmSync(jdir, { recursive: true, force: true });
           },
         });
@@ -441,11 +514,11 @@ export async function startBare(o: BareOptions): Promise<{ port: number; stop: (
 async function main(): Promise<void> {
   const [portArg = "0", key = "", journalArg = "off", connsArg = "4"] = process.argv.slice(2);
   journaled = journalArg === "sync";
-  configureKnobs();
+  configureKnobs(journalArg);
   const b = await startBare({
     venuePort: Number(portArg),
     apiKey: key,
-    journal: journaled ? "sync" : "off",
+    journal: journalArg,
     connections: Number(connsArg),
   });
   serveChild({ port: b.port, pid: process.pid }, callCountHandlers(), async () => b.stop());
