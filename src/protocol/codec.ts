@@ -56,7 +56,17 @@ export interface CompiledMessage {
   readonly maxSize: number;
   /** The frame's size without its `addedFields` (an older client's); equals fixedSize when none. */
   readonly olderSize: number;
+  /** The fields read from `base` on: a fresh body, or the name of the first out-of-range field. */
+  readonly read: FieldReader;
+  /** The fields of `body` written from `base` on. */
+  readonly write: FieldWriter;
+  /** The same for one item of the list (InstrumentsResponse). */
+  readonly readItem: FieldReader | undefined;
+  readonly writeItem: FieldWriter | undefined;
 }
+
+type FieldReader = (b: Buffer, base: number) => Record<string, unknown> | string;
+type FieldWriter = (b: Buffer, base: number, body: Record<string, unknown>) => void;
 
 function kindCode(kind: FieldKind): number {
   switch (kind) {
@@ -89,6 +99,94 @@ function compileFields(msgName: string, fields: readonly FieldDef[], start: numb
   return [ops, off];
 }
 
+// ---- field codecs generated from the ops ----
+//
+// The table above is the layout; from it each message gets one straight-line reader and writer, made
+// once at load: the body read as one object literal (every field in place, one shape per message)
+// and every field written at its constant offset, instead of a loop over the ops with a keyed read or
+// write per field. Same bytes, same checks and errors as the ops say (test/protocol checks both
+// against the spec's golden frames).
+
+const q = (name: string) => JSON.stringify(name);
+
+function readExpr(op: Op, at: string): string {
+  switch (op.k) {
+    case K_U8:
+      return `b[${at}]`;
+    case K_I8:
+      return `((b[${at}] << 24) >> 24)`;
+    case K_U16:
+      return `(b[${at}] | (b[${at} + 1] << 8))`;
+    case K_U32:
+      return `((b[${at}] | (b[${at} + 1] << 8) | (b[${at} + 2] << 16)) + b[${at} + 3] * 16777216)`;
+    case K_U64:
+      return `readU53(b, ${at})`;
+    case K_I64:
+      return `readI53(b, ${at})`;
+    default:
+      return `readChar(b, ${at}, ${op.size})`;
+  }
+}
+
+function genReader(ops: readonly Op[]): FieldReader {
+  let src = "";
+  ops.forEach((op, i) => {
+    const at = `base + ${op.off}`;
+    src += `const v${i} = ${readExpr(op, at)};\n`;
+    if (op.k === K_U64) src += `if (v${i} < 0) return ${q(op.name)};\n`;
+    if (op.k === K_I64) src += `if (v${i} === undefined) return ${q(op.name)};\n`;
+    if (op.allowed) {
+      const test = [...op.allowed].map((a) => `v${i} !== ${a}`).join(" && ");
+      src += `if (${test}) return ${q(op.name)};\n`;
+    }
+  });
+  src += `return { ${ops.map((op, i) => `${q(op.name)}: v${i}`).join(", ")} };`;
+  return new Function("readU53", "readI53", "readChar", `return function read(b, base) {\n${src}\n};`)(
+    readU53,
+    readI53,
+    readChar,
+  ) as FieldReader;
+}
+
+function genWriter(ops: readonly Op[]): FieldWriter {
+  let src = "";
+  for (const op of ops) {
+    const at = `base + ${op.off}`;
+    const v = `body[${q(op.name)}]`;
+    switch (op.k) {
+      case K_U8:
+        src += `putU8(b, ${v} ?? 0, ${at});\n`;
+        break;
+      case K_I8:
+        src += `putI8(b, ${v} ?? 0, ${at});\n`;
+        break;
+      case K_U16:
+        src += `putU16(b, ${v} ?? 0, ${at});\n`;
+        break;
+      case K_U32:
+        src += `putU32(b, ${v} ?? 0, ${at});\n`;
+        break;
+      case K_U64:
+        src += `writeInt53(b, ${at}, ${v} ?? 0, false);\n`;
+        break;
+      case K_I64:
+        src += `writeInt53(b, ${at}, ${v} ?? 0, true);\n`;
+        break;
+      default:
+        src += `writeChar(b, ${at}, ${op.size}, ${v});\n`;
+    }
+  }
+  return new Function(
+    "putU8",
+    "putI8",
+    "putU16",
+    "putU32",
+    "writeInt53",
+    "writeChar",
+    `return function write(b, base, body) {\n${src}};`,
+  )(putU8, putI8, putU16, putU32, writeInt53, writeChar) as FieldWriter;
+}
+
 function compile(def: MessageDef): CompiledMessage {
   const headerSize = def.dir === "c2g" ? C2G_HEADER : G2C_HEADER;
   const [ops, fixedSize] = compileFields(def.name, def.fields, headerSize);
@@ -107,6 +205,10 @@ function compile(def: MessageDef): CompiledMessage {
     itemSize,
     maxSize: fixedSize + itemSize * (def.items ? INSTRUMENTS_PER_FRAME : 0),
     olderSize,
+    read: genReader(ops),
+    write: genWriter(ops),
+    readItem: itemOps && genReader(itemOps),
+    writeItem: itemOps && genWriter(itemOps),
   };
 }
 
@@ -169,77 +271,6 @@ function readChar(b: Buffer, off: number, size: number): string {
   return end === off ? "" : b.toString("utf8", off, end);
 }
 
-function writeOps(b: Buffer, ops: readonly Op[], base: number, body: Record<string, unknown>): void {
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i]!;
-    const off = base + op.off;
-    const v = body[op.name];
-    switch (op.k) {
-      case K_U8:
-        putU8(b, (v as number) ?? 0, off);
-        break;
-      case K_I8:
-        putI8(b, (v as number) ?? 0, off);
-        break;
-      case K_U16:
-        putU16(b, (v as number) ?? 0, off);
-        break;
-      case K_U32:
-        putU32(b, (v as number) ?? 0, off);
-        break;
-      case K_U64:
-        writeInt53(b, off, (v as number) ?? 0, false);
-        break;
-      case K_I64:
-        writeInt53(b, off, (v as number) ?? 0, true);
-        break;
-      default:
-        writeChar(b, off, op.size, v as string | undefined);
-    }
-  }
-}
-
-/** Reads fields into `out`; returns the name of the first out-of-range field, or undefined. */
-function readOps(
-  b: Buffer,
-  ops: readonly Op[],
-  base: number,
-  out: Record<string, unknown>,
-): string | undefined {
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i]!;
-    const off = base + op.off;
-    let v: number | string | undefined;
-    switch (op.k) {
-      case K_U8:
-        v = b[off]!;
-        break;
-      case K_I8:
-        v = b.readInt8(off);
-        break;
-      case K_U16:
-        v = b.readUInt16LE(off);
-        break;
-      case K_U32:
-        v = b.readUInt32LE(off);
-        break;
-      case K_U64:
-        v = readU53(b, off);
-        if (v < 0) return op.name;
-        break;
-      case K_I64:
-        v = readI53(b, off);
-        if (v === undefined) return op.name;
-        break;
-      default:
-        v = readChar(b, off, op.size);
-    }
-    if (op.allowed && !op.allowed.has(v as number)) return op.name;
-    out[op.name] = v;
-  }
-  return undefined;
-}
-
 // ---- encoding ----
 
 const encodeBufs = new Map<MessageName, Buffer>();
@@ -268,7 +299,7 @@ export function encodeC2G<N extends C2GName>(name: N, body: Body<N>): Buffer {
   const b = bufFor(cm);
   putU16(b, cm.fixedSize, 2);
   putU32(b, 0, 4);
-  writeOps(b, cm.ops, 0, body as unknown as Record<string, unknown>);
+  cm.write(b, 0, body as unknown as Record<string, unknown>);
   return b;
 }
 
@@ -282,7 +313,7 @@ export function encodeG2C<N extends G2CName>(name: N, h: G2CHeader, body: Body<N
     const items = (rec[cm.def.items!.name] as Record<string, unknown>[]) ?? [];
     if (items.length > INSTRUMENTS_PER_FRAME) throw new RangeError("too many items for one frame");
     rec[cm.def.items!.count] = items.length;
-    for (let i = 0; i < items.length; i++) writeOps(b, cm.itemOps, len + i * cm.itemSize, items[i]!);
+    for (let i = 0; i < items.length; i++) cm.writeItem!(b, len + i * cm.itemSize, items[i]!);
     len += items.length * cm.itemSize;
   }
   putU16(b, len, 2);
@@ -290,7 +321,7 @@ export function encodeG2C<N extends G2CName>(name: N, h: G2CHeader, body: Body<N
   writeInt53(b, 8, h.seq, false);
   writeInt53(b, 16, h.recvNs, false);
   writeInt53(b, 24, h.sendNs, false);
-  writeOps(b, cm.ops, 0, rec);
+  cm.write(b, 0, rec);
   return len === b.length ? b : b.subarray(0, len);
 }
 
@@ -337,9 +368,8 @@ export function decodeC2G(frame: Uint8Array | ArrayBuffer): C2GMessage | DecodeF
     b.copy(whole);
     b = whole;
   }
-  const body: Record<string, unknown> = {};
-  const bad = readOps(b, cm.ops, 0, body);
-  if (bad !== undefined) return fail("BadField", type, bad);
+  const body = cm.read(b, 0);
+  if (typeof body === "string") return fail("BadField", type, body);
   return { name: cm.def.name, type, body } as C2GMessage;
 }
 
@@ -364,16 +394,15 @@ export function decodeG2C(frame: Uint8Array | ArrayBuffer): G2CMessage | DecodeF
     recvNs: readU53(b, 16),
     sendNs: readU53(b, 24),
   };
-  const body: Record<string, unknown> = {};
-  const bad = readOps(b, cm.ops, 0, body);
-  if (bad !== undefined) return fail("BadField", type, bad);
-  if (cm.itemOps) {
+  const body = cm.read(b, 0);
+  if (typeof body === "string") return fail("BadField", type, body);
+  if (cm.readItem) {
     const count = body[cm.def.items!.count] as number;
     if (n !== cm.fixedSize + count * cm.itemSize) return fail("Malformed", type);
     const items: Record<string, unknown>[] = [];
     for (let i = 0; i < count; i++) {
-      const it: Record<string, unknown> = {};
-      readOps(b, cm.itemOps, cm.fixedSize + i * cm.itemSize, it);
+      const it = cm.readItem(b, cm.fixedSize + i * cm.itemSize);
+      if (typeof it === "string") return fail("BadField", type, `${cm.def.items!.name}.${it}`);
       items.push(it);
     }
     body[cm.def.items!.name] = items;
