@@ -12,9 +12,9 @@
  * cost is that path, and its ratio to bareSync how much is the components' own work.
  *
  * A variant named `work-A+B` leaves components A and B out, to price each on the bare wire (several
- * variants in one run: HFTGATE_BENCH_BARE_WORK=work,work-journal,…): `codec` (the frame read as bareSync reads it, the answer's frame pre-encoded and patched),
- * `risk`, `store` (a client id minted, no order kept), `journal` (no records, no flushes), `body` (a
- * fixed body, as bareSync's), `ring`.
+ * variants in one run: HFTGATE_BENCH_BARE_WORK=work,work-journal,…): `codec` (the frame read as
+ * bareSync reads it, the answer's frame pre-encoded and patched), `risk`, `store` (a client id minted,
+ * no order kept), `journal` (no records, no flushes), `body` (a fixed body, as bareSync's), `ring`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,6 +33,7 @@ import { makeGrid } from "../../src/venue/orderFields.js";
 
 const SESSION = 1;
 const SESSION_NAME = "bare-work";
+/** The wire's side (1 Buy, 2 Sell; the codec refuses anything else) as the store spells it. */
 const SIDES = ["buy", "buy", "sell"] as const;
 
 /** One order's request as the wire needs it, and the create's body (empty for a cancel). */
