@@ -108,6 +108,9 @@ function compileFields(msgName: string, fields: readonly FieldDef[], start: numb
 // against the spec's golden frames).
 
 const q = (name: string) => JSON.stringify(name);
+/** Where profiles and stack traces place the generated code: beside this module, by message. */
+const GENERATED_AT = new URL("./generated/", import.meta.url).href;
+const ident = (label: string) => label.replace(/\W/g, "_");
 
 function readExpr(op: Op, at: string): string {
   switch (op.k) {
@@ -128,7 +131,7 @@ function readExpr(op: Op, at: string): string {
   }
 }
 
-function genReader(ops: readonly Op[]): FieldReader {
+function genReader(ops: readonly Op[], label: string): FieldReader {
   let src = "";
   ops.forEach((op, i) => {
     const at = `base + ${op.off}`;
@@ -141,14 +144,15 @@ function genReader(ops: readonly Op[]): FieldReader {
     }
   });
   src += `return { ${ops.map((op, i) => `${q(op.name)}: v${i}`).join(", ")} };`;
-  return new Function("readU53", "readI53", "readChar", `return function read(b, base) {\n${src}\n};`)(
-    readU53,
-    readI53,
-    readChar,
-  ) as FieldReader;
+  return new Function(
+    "readU53",
+    "readI53",
+    "readChar",
+    `return function read_${ident(label)}(b, base) {\n${src}\n};\n//# sourceURL=${GENERATED_AT}${label}.read.js`,
+  )(readU53, readI53, readChar) as FieldReader;
 }
 
-function genWriter(ops: readonly Op[]): FieldWriter {
+function genWriter(ops: readonly Op[], label: string): FieldWriter {
   let src = "";
   for (const op of ops) {
     const at = `base + ${op.off}`;
@@ -183,7 +187,7 @@ function genWriter(ops: readonly Op[]): FieldWriter {
     "putU32",
     "writeInt53",
     "writeChar",
-    `return function write(b, base, body) {\n${src}};`,
+    `return function write_${ident(label)}(b, base, body) {\n${src}};\n//# sourceURL=${GENERATED_AT}${label}.write.js`,
   )(putU8, putI8, putU16, putU32, writeInt53, writeChar) as FieldWriter;
 }
 
@@ -205,10 +209,10 @@ function compile(def: MessageDef): CompiledMessage {
     itemSize,
     maxSize: fixedSize + itemSize * (def.items ? INSTRUMENTS_PER_FRAME : 0),
     olderSize,
-    read: genReader(ops),
-    write: genWriter(ops),
-    readItem: itemOps && genReader(itemOps),
-    writeItem: itemOps && genWriter(itemOps),
+    read: genReader(ops, def.name),
+    write: genWriter(ops, def.name),
+    readItem: itemOps && genReader(itemOps, `${def.name}.${def.items!.name}`),
+    writeItem: itemOps && genWriter(itemOps, `${def.name}.${def.items!.name}`),
   };
 }
 
