@@ -284,21 +284,28 @@ const ORDER_ID = Buffer.from('"orderId":"', "latin1");
 const SPOT_ID = Buffer.from('"order_id":"', "latin1");
 const CANCELLED = Buffer.from('"status":"CANCELLED"', "latin1");
 
+/** Where the answer's `orderId` value starts in `b` (it ends at `idEnd`), or -1: none in the answer. */
+function idStart(b: Buffer, from: number, end: number): number {
+  const k = b.indexOf(ORDER_ID, from);
+  return k < 0 || k > end ? -1 : k + ORDER_ID.length;
+}
+function idEnd(b: Buffer, s: number): number {
+  return Math.min(b.indexOf(0x22, s), s + ID_LEN);
+}
+
 function answer(p: Pending, b: Buffer, from: number, end: number): void {
   if (p.w !== undefined) {
     answerWork(p, p.w, b, from, end);
     return;
   }
   if (p.op === OP_CREATE) {
-    const k = b.indexOf(ORDER_ID, from);
-    if (k < 0 || k > end) {
+    const s = idStart(b, from, end);
+    if (s < 0) {
       fail(p);
       return;
     }
-    const s = k + ORDER_ID.length;
-    const q = b.indexOf(0x22, s);
     ACK.fill(0, ACK_ID, ACK_ID + ID_LEN);
-    b.copy(ACK, ACK_ID, s, Math.min(q, s + ID_LEN));
+    b.copy(ACK, ACK_ID, s, idEnd(b, s));
     writeInt53(ACK, ACK_CLORD, p.clOrdNo, false);
     reply(p, ACK);
   } else {
@@ -321,13 +328,12 @@ function answerWork(p: Pending, w: WorkRequest, b: Buffer, from: number, end: nu
   const body = b.subarray(from, end);
   let frame: Buffer;
   if (p.op === OP_CREATE) {
-    const k = b.indexOf(ORDER_ID, from);
-    if (k < 0 || k > end) {
+    const s = idStart(b, from, end);
+    if (s < 0) {
       fail(p);
       return;
     }
-    const s = k + ORDER_ID.length;
-    const id = b.toString("latin1", s, Math.min(b.indexOf(0x22, s), s + ID_LEN));
+    const id = b.toString("latin1", s, idEnd(b, s));
     frame = work!.created(w, body, id, p.recvNs, rtt);
   } else {
     if (b.indexOf(CANCELLED, from) < 0) {
