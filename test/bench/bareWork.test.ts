@@ -13,6 +13,7 @@ import { workSkips } from "../../bench/lib/bareWork.js";
 import { LegHistograms } from "../../bench/lib/orderLoad.js";
 import { startBare } from "../../bench/lib/procs/bare.js";
 import { newHistogram } from "../../bench/lib/stats.js";
+import { rotateWork } from "../../bench/suites/e2e.js";
 import { readJournal } from "../../src/journal/reader.js";
 
 let stub: Server;
@@ -101,6 +102,16 @@ describe("the bare forwarder's work variant", () => {
       d.close();
       bare.stop();
     }
+  });
+
+  it("its variants take turns at going first in the e2e blocks; the other drivers keep their places", () => {
+    const keys = ["gateway", "off", "sync", "work", "work-store", "work-journal"];
+    const firstWork = [0, 1, 2, 3].map((b) => rotateWork(keys, b));
+    expect(firstWork.map((o) => o.slice(0, 3))).toEqual(Array(4).fill(["gateway", "off", "sync"]));
+    expect(firstWork.map((o) => o[3])).toEqual(["work", "work-store", "work-journal", "work"]);
+    // Each block holds every variant once.
+    for (const o of firstWork) expect([...o].sort()).toEqual([...keys].sort());
+    expect(rotateWork(["gateway", "off", "sync"], 5)).toEqual(["gateway", "off", "sync"]);
   });
 
   it("names the components a variant leaves out, and refuses one it does not know", () => {
