@@ -14,6 +14,7 @@ export const serialDirs = [
 ];
 
 export const serialFiles = [
+  "test/protocol/noCodegen.test.ts",
   "test/streams/natsSim.test.ts",
   "test/engine/readiness.test.ts",
   "test/engine/throttle.test.ts",
