@@ -226,7 +226,8 @@ class Conn {
     }
     if (SPIN_BEFORE) spin();
     if (journaled) journal(1, p.clOrdNo, p.recvNs);
-    p.sentNs = monoNs();
+    // Only the work variant times the round trip (for its response record): the floors read no clock here.
+    if (p.w !== undefined) p.sentNs = monoNs();
     this.sock!.write(t.buf);
   }
 
