@@ -84,7 +84,8 @@ export class GatewayWork {
     maxOpenOrdersPerInstrument: 1_000_000,
     priceBandBps: 0,
   });
-  private readonly ring = new ReplayRing(100_000);
+  /** The gateway's default resume ring per session (`gateway.resumeRing`). */
+  private readonly ring = new ReplayRing(4096);
   private readonly price = new StepFormatter("0.1");
   private readonly qty = new StepFormatter("0.001");
   private readonly grid = makeGrid("0.1", "0.001");
