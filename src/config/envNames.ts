@@ -46,6 +46,11 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
     doc: "1 (or a list such as work,work-store): the e2e suite also runs the bare forwarder doing the gateway's per-order component work, whole or with components left out (bench/lib/bareWork.ts; diagnosis)",
   },
   {
+    name: "HFTGATE_BENCH_ROTATE_ALL",
+    readBy: "bench",
+    doc: "1: the e2e suite's forwarders (the gateway's same-driver session, the bare forwarders) take turns at going first in its timed blocks, rotated every block (diagnosis of a place effect)",
+  },
+  {
     name: "HFTGATE_BENCH_BARE_POLLUTE_KB",
     readBy: "bench",
     doc: "diagnosis: the journal-off bare forwarder writes this many KB of fresh memory (a 64 MB ring) after each answer",

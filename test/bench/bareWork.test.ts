@@ -112,6 +112,12 @@ describe("the bare forwarder's work variant", () => {
     // Each block holds every variant once.
     for (const o of firstWork) expect([...o].sort()).toEqual([...keys].sort());
     expect(rotateWork(["gateway", "off", "sync"], 5)).toEqual(["gateway", "off", "sync"]);
+    // Every driver when asked (HFTGATE_BENCH_ROTATE_ALL).
+    expect([0, 1, 2].map((b) => rotateWork(["gateway", "off", "sync"], b, true)[0])).toEqual([
+      "gateway",
+      "off",
+      "sync",
+    ]);
   });
 
   it("names the components a variant leaves out, and refuses one it does not know", () => {
