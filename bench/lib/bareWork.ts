@@ -20,11 +20,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Instrument } from "../../src/domain/types.js";
+import { CreateRecords } from "../../src/engine/createRecords.js";
 import { StepFormatter } from "../../src/engine/instruments.js";
+import { recordAnswer } from "../../src/engine/venueRequest.js";
 import { ReplayRing } from "../../src/gateway/ring.js";
 import { windowAddon } from "../../src/journal/mappedWindow.js";
 import { Journal } from "../../src/journal/writer.js";
-import { ClientIdMinter, Ev, type NewOrderRequest, OrderStore } from "../../src/orders/index.js";
+import { ClientIdMinter, Ev, OrderStore } from "../../src/orders/index.js";
 import { COMPILED, decodeC2G, encodeG2C, readU53, writeInt53 } from "../../src/protocol/codec.js";
 import { OrderStatus } from "../../src/protocol/schema.js";
 import { RiskGate } from "../../src/risk/riskGate.js";
@@ -94,31 +96,8 @@ export class GatewayWork {
   /** Without the store: the cancel's order by its number. */
   private readonly byNo = new Map<number, WorkRequest>();
   private seq = 0;
-  private readonly req: NewOrderRequest = {
-    sessionId: SESSION,
-    clientOrderNo: 0,
-    instrumentId: 0,
-    symbol: "BTCUSDT",
-    surface: "hft",
-    side: "buy",
-    type: "limit",
-    tif: "GTC",
-    positionIdx: 0,
-    priceTicks: 0,
-    qtyLots: 0,
-  };
-  private readonly cmd = {
-    session: SESSION_NAME,
-    op: "create",
-    clientId: "",
-    symbol: "BTCUSDT",
-    side: "",
-    type: "limit",
-    price: "",
-    qty: "",
-    tif: "GTC",
-    reason: "",
-  };
+  /** The create path's own records (the risk intent, the store request, the journal command). */
+  private readonly rec = new CreateRecords();
   private readonly reqRec = { clientId: "", op: "create", method: "POST", path: "/v5/order/create" };
   private readonly header = { sessionId: SESSION, seq: 0, recvNs: 0, sendNs: 0 };
 
@@ -170,32 +149,37 @@ export class GatewayWork {
       };
     }
     this.instrument(c.instrumentId);
-    const r = this.req;
+    const side = SIDES[c.side]!;
+    const intent = this.rec.intent;
+    intent.sessionId = SESSION;
+    intent.instrumentId = c.instrumentId;
+    intent.side = side;
+    intent.priceTicks = c.priceTicks;
+    intent.qtyLots = c.qtyLots;
+    if (this.doRisk && this.risk.check(intent) !== null) return undefined;
+    const r = this.rec.newOrder;
+    r.sessionId = SESSION;
     r.clientOrderNo = c.clOrdNo;
     r.instrumentId = c.instrumentId;
-    r.side = SIDES[c.side]!;
+    r.symbol = "BTCUSDT";
+    r.side = side;
     r.priceTicks = c.priceTicks;
     r.qtyLots = c.qtyLots;
-    const intent = {
-      sessionId: SESSION,
-      instrumentId: c.instrumentId,
-      side: r.side,
-      type: "limit" as const,
-      priceTicks: c.priceTicks,
-      qtyLots: c.qtyLots,
-    };
-    if (this.doRisk && this.risk.check(intent) !== null) return undefined;
     const clientId = this.doStore ? this.store.create(r, recvNs).clientId : this.minter.next();
     if (this.doRisk) this.risk.onOpen(clientId, intent);
     const priceText = this.price.format(c.priceTicks);
     const qtyText = this.qty.format(c.qtyLots);
     if (this.doJournal) {
-      const cmd = this.cmd;
-      cmd.op = "create";
+      // Filled as the create path fills it (src/engine/createPath.ts).
+      const cmd = this.rec.command;
+      cmd.session = SESSION_NAME;
       cmd.clientId = clientId;
-      cmd.side = r.side;
+      cmd.symbol = "BTCUSDT";
+      cmd.side = side;
+      cmd.type = "limit";
       cmd.price = priceText;
       cmd.qty = qtyText;
+      cmd.tif = "GTC";
       cmd.reason = `no=${c.clOrdNo};inst=${c.instrumentId};pos=0`;
       this.journal.command(cmd);
     }
@@ -204,7 +188,7 @@ export class GatewayWork {
           {
             category: "linear",
             symbol: "BTCUSDT",
-            side: r.side,
+            side,
             orderType: "limit",
             qty: qtyText,
             price: priceText,
@@ -219,7 +203,7 @@ export class GatewayWork {
       clientId,
       clOrdNo: c.clOrdNo,
       instrumentId: c.instrumentId,
-      side: r.side,
+      side,
       priceTicks: c.priceTicks,
       qtyLots: c.qtyLots,
       exchangeId: "",
@@ -254,13 +238,8 @@ export class GatewayWork {
       if (w === undefined) return undefined;
       this.byNo.delete(no);
     }
-    if (this.doJournal) {
-      const cmd = this.cmd;
-      cmd.op = "cancel";
-      cmd.clientId = w.clientId;
-      cmd.reason = "";
-      this.journal.command(cmd);
-    }
+    // As the cancel path journals it (src/engine/cancelPath.ts).
+    if (this.doJournal) this.journal.command({ session: SESSION_NAME, op: "cancel", clientId: w.clientId });
     this.sent(w.clientId, "cancel", "DELETE", "/trade/api/v2/order");
     return w;
   }
@@ -281,15 +260,16 @@ export class GatewayWork {
 
   /** A create's 200: journaled as received, applied, the Ack encoded, journaled and kept for resume. */
   created(w: WorkRequest, answer: Buffer, exchangeId: string, recvNs: number, rttNs: number): Buffer {
-    if (this.doJournal)
-      this.journal.response({
-        clientId: w.clientId,
-        op: "create",
-        status: 200,
-        latencyUs: Math.round(rttNs / 1000),
-        body: answer,
-        raw: 1,
-      });
+    recordAnswer(
+      undefined,
+      this.doJournal ? this.journal : undefined,
+      w,
+      "create",
+      "hft.create",
+      undefined,
+      rttNs,
+      answer,
+    );
     if (this.doStore) this.store.ackCreate(w.clientId, exchangeId);
     w.exchangeId = exchangeId;
     const h = this.frameHeader(recvNs);
@@ -311,15 +291,16 @@ export class GatewayWork {
 
   /** A cancel's 200 (the order's record, CANCELLED): journaled, applied, the OrderUpdate likewise. */
   cancelled(w: WorkRequest, answer: Buffer, recvNs: number, rttNs: number): Buffer {
-    if (this.doJournal)
-      this.journal.response({
-        clientId: w.clientId,
-        op: "cancel",
-        status: 200,
-        latencyUs: Math.round(rttNs / 1000),
-        body: answer,
-        raw: 1,
-      });
+    recordAnswer(
+      undefined,
+      this.doJournal ? this.journal : undefined,
+      w,
+      "cancel",
+      "spot.cancel",
+      undefined,
+      rttNs,
+      answer,
+    );
     if (this.doStore) this.store.cancelOutcome(w.clientId, Ev.CancelAcked);
     if (this.doRisk) this.risk.onClosed(w.clientId);
     return this.out(

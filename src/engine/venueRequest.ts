@@ -149,7 +149,7 @@ export class VenueRequest implements AnswerSink<Order> {
 export function recordAnswer(
   limiter: RateLimiter | undefined,
   journal: Journal | undefined,
-  o: Order,
+  o: Pick<Order, "clientId">,
   op: "create" | "cancel" | "amend",
   cls: LimitClass,
   res: unknown,
