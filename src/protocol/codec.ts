@@ -225,33 +225,17 @@ function genReader(ops: readonly Op[], label: string): FieldReader {
   )(readU53, readI53, readChar) as FieldReader;
 }
 
+/** The writer of each fixed-size integer kind, by kind code (K_U8 … K_U32). */
+const PUT_BY_KIND = ["putU8", "putI8", "putU16", "putU32"];
+
 function genWriter(ops: readonly Op[], label: string): FieldWriter {
   let src = "";
   for (const op of ops) {
     const at = `base + ${op.off}`;
     const v = `body[${q(op.name)}]`;
-    switch (op.k) {
-      case K_U8:
-        src += `putU8(b, ${v} ?? 0, ${at});\n`;
-        break;
-      case K_I8:
-        src += `putI8(b, ${v} ?? 0, ${at});\n`;
-        break;
-      case K_U16:
-        src += `putU16(b, ${v} ?? 0, ${at});\n`;
-        break;
-      case K_U32:
-        src += `putU32(b, ${v} ?? 0, ${at});\n`;
-        break;
-      case K_U64:
-        src += `writeInt53(b, ${at}, ${v} ?? 0, false);\n`;
-        break;
-      case K_I64:
-        src += `writeInt53(b, ${at}, ${v} ?? 0, true);\n`;
-        break;
-      default:
-        src += `writeChar(b, ${at}, ${op.size}, ${v});\n`;
-    }
+    if (op.k <= K_U32) src += `${PUT_BY_KIND[op.k]}(b, ${v} ?? 0, ${at});\n`;
+    else if (op.k === K_U64 || op.k === K_I64) src += `writeInt53(b, ${at}, ${v} ?? 0, ${op.k === K_I64});\n`;
+    else src += `writeChar(b, ${at}, ${op.size}, ${v});\n`;
   }
   return new Function(
     "putU8",
