@@ -76,6 +76,8 @@ interface Template {
   buf: Buffer;
   sigAt: number;
   epochAt: number;
+  /** Where the content-length's digits start (the head before them is the same for every body). */
+  lengthAt: number;
   bodyAt: number;
 }
 
@@ -86,9 +88,10 @@ function template(method: string, path: string, body: string): Template {
   const sigAt = head.length;
   const mid = `${"0".repeat(128)}\r\nx-auth-epoch: `;
   const epochAt = sigAt + mid.length;
-  const tail = `${"0".repeat(13)}\r\ncontent-length: ${body.length}\r\n\r\n`;
-  const raw = head + mid + tail + body;
-  return { buf: Buffer.from(raw, "latin1"), sigAt, epochAt, bodyAt: raw.length - body.length };
+  const lengthKey = `${"0".repeat(13)}\r\ncontent-length: `;
+  const lengthAt = epochAt + lengthKey.length;
+  const raw = `${head}${mid}${lengthKey}${body.length}\r\n\r\n${body}`;
+  return { buf: Buffer.from(raw, "latin1"), sigAt, epochAt, lengthAt, bodyAt: raw.length - body.length };
 }
 
 /** Stand-in for the pre-signer's ring: one signature and epoch per request, copied into the slots. */
@@ -237,9 +240,8 @@ class Conn {
     const b = this.workBuf;
     PRESIGNED_SIG.copy(t.buf, t.sigAt);
     t.buf.write(String(Date.now()), t.epochAt, 13, "latin1");
-    const headEnd = t.epochAt + 13 + 2 + 16;
-    t.buf.copy(b, 0, 0, headEnd);
-    let n = headEnd + b.write(`${body.length}\r\n\r\n`, headEnd, "latin1");
+    t.buf.copy(b, 0, 0, t.lengthAt);
+    let n = t.lengthAt + b.write(`${body.length}\r\n\r\n`, t.lengthAt, "latin1");
     n += b.write(body, n, "latin1");
     p.sentNs = monoNs();
     this.sock!.write(b.subarray(0, n));
