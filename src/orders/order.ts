@@ -114,55 +114,204 @@ export const NO_EXEC_IDS: Set<string> = new Set();
 /** Its ring, shared the same way (frozen: a push into it throws instead of leaking ids between orders). */
 const NO_EXEC_RING: string[] = Object.freeze([]) as unknown as string[];
 
+/**
+ * The fields most orders never change from their defaults: fills, executions, amends, resolution
+ * attempts, a reject's reason. An order keeps them in one object of its own from the first change on;
+ * until then it shares NO_EXTRAS. A kept order is then ~17 fields and their boxed numbers smaller
+ * (V8 boxes every double field of an object, zero or not), which is what the collector walks.
+ */
+class OrderExtras {
+  execLots: number = 0;
+  avgPxTicks: number = 0;
+  fees: number = 0;
+  lastFillPxTicks: number = 0;
+  lastFillLots: number = 0;
+  lastFillMs: number = 0;
+  overfilled: boolean = false;
+  rejectReason: string = "";
+  firstFillNs: number = 0;
+  execIds: Set<string> = NO_EXEC_IDS;
+  execRing: string[] = NO_EXEC_RING;
+  execRingPos: number = 0;
+  resolveAttempts: number = 0;
+  amendPriceTicks: number = 0;
+  amendQtyLots: number = 0;
+  amendSentNs: number = 0;
+  replacedBy: number = 0;
+}
+/** Frozen: a write that bypassed the record's setters would throw rather than reach every order. */
+const NO_EXTRAS: OrderExtras = Object.freeze(new OrderExtras());
+
+/**
+ * The order record: the fields every order uses, and the rarely used ones behind accessors (OrderExtras).
+ * Fields set from the request are `declare`d and assigned in the constructor, so that a double stays a
+ * double field (one box, written in place) rather than a field first defined as undefined.
+ */
+class OrderRecord implements Order {
+  exchangeId = "";
+  declare readonly sessionId: number;
+  declare readonly clientOrderNo: number;
+  declare readonly instrumentId: number;
+  declare readonly symbol: string;
+  declare readonly surface: Surface;
+  declare readonly side: Side;
+  declare readonly type: OrderType;
+  declare readonly tif: TimeInForce;
+  declare readonly positionIdx: PositionIdx;
+  declare priceTicks: number;
+  declare qtyLots: number;
+  status: Status = Status.PendingNew;
+  filledLots = 0;
+  declare leavesLots: number;
+  cancelHeld = false;
+  createAnswered = false;
+  declare receivedNs: number;
+  sentNs = 0;
+  lastSentNs = 0;
+  ackedNs = 0;
+  doneNs = 0;
+  cancelSentNs = 0;
+  declare updatedNs: number;
+  declare history: number[];
+  sends = 0;
+  venueUpdatedMs = 0;
+  requestsOut = 0;
+  private x: OrderExtras = NO_EXTRAS;
+
+  constructor(
+    readonly clientId: string,
+    r: NewOrderRequest,
+    nowNs: number,
+  ) {
+    this.sessionId = r.sessionId;
+    this.clientOrderNo = r.clientOrderNo;
+    this.instrumentId = r.instrumentId;
+    this.symbol = r.symbol;
+    this.surface = r.surface;
+    this.side = r.side;
+    this.type = r.type;
+    this.tif = r.tif;
+    this.positionIdx = r.positionIdx ?? 0;
+    this.priceTicks = r.priceTicks;
+    this.qtyLots = r.qtyLots;
+    this.leavesLots = r.qtyLots;
+    this.receivedNs = nowNs;
+    this.updatedNs = nowNs;
+    this.history = [Status.PendingNew, nowNs];
+  }
+
+  /** The order's own extras, made at the first write of a value other than the default. */
+  private own(): OrderExtras {
+    if (this.x === NO_EXTRAS) this.x = new OrderExtras();
+    return this.x;
+  }
+
+  get execLots(): number {
+    return this.x.execLots;
+  }
+  set execLots(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().execLots = v;
+  }
+  get avgPxTicks(): number {
+    return this.x.avgPxTicks;
+  }
+  set avgPxTicks(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().avgPxTicks = v;
+  }
+  get fees(): number {
+    return this.x.fees;
+  }
+  set fees(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().fees = v;
+  }
+  get lastFillPxTicks(): number {
+    return this.x.lastFillPxTicks;
+  }
+  set lastFillPxTicks(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().lastFillPxTicks = v;
+  }
+  get lastFillLots(): number {
+    return this.x.lastFillLots;
+  }
+  set lastFillLots(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().lastFillLots = v;
+  }
+  get lastFillMs(): number {
+    return this.x.lastFillMs;
+  }
+  set lastFillMs(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().lastFillMs = v;
+  }
+  get overfilled(): boolean {
+    return this.x.overfilled;
+  }
+  set overfilled(v: boolean) {
+    if (v !== false || this.x !== NO_EXTRAS) this.own().overfilled = v;
+  }
+  get rejectReason(): string {
+    return this.x.rejectReason;
+  }
+  set rejectReason(v: string) {
+    if (v !== "" || this.x !== NO_EXTRAS) this.own().rejectReason = v;
+  }
+  get firstFillNs(): number {
+    return this.x.firstFillNs;
+  }
+  set firstFillNs(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().firstFillNs = v;
+  }
+  get execIds(): Set<string> {
+    return this.x.execIds;
+  }
+  set execIds(v: Set<string>) {
+    if (v !== NO_EXEC_IDS || this.x !== NO_EXTRAS) this.own().execIds = v;
+  }
+  get execRing(): string[] {
+    return this.x.execRing;
+  }
+  set execRing(v: string[]) {
+    if (v !== NO_EXEC_RING || this.x !== NO_EXTRAS) this.own().execRing = v;
+  }
+  get execRingPos(): number {
+    return this.x.execRingPos;
+  }
+  set execRingPos(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().execRingPos = v;
+  }
+  get resolveAttempts(): number {
+    return this.x.resolveAttempts;
+  }
+  set resolveAttempts(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().resolveAttempts = v;
+  }
+  get amendPriceTicks(): number {
+    return this.x.amendPriceTicks;
+  }
+  set amendPriceTicks(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().amendPriceTicks = v;
+  }
+  get amendQtyLots(): number {
+    return this.x.amendQtyLots;
+  }
+  set amendQtyLots(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().amendQtyLots = v;
+  }
+  get amendSentNs(): number {
+    return this.x.amendSentNs;
+  }
+  set amendSentNs(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().amendSentNs = v;
+  }
+  get replacedBy(): number {
+    return this.x.replacedBy;
+  }
+  set replacedBy(v: number) {
+    if (v !== 0 || this.x !== NO_EXTRAS) this.own().replacedBy = v;
+  }
+}
+
 export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): Order {
-  return {
-    clientId,
-    exchangeId: "",
-    sessionId: r.sessionId,
-    clientOrderNo: r.clientOrderNo,
-    instrumentId: r.instrumentId,
-    symbol: r.symbol,
-    surface: r.surface,
-    side: r.side,
-    type: r.type,
-    tif: r.tif,
-    positionIdx: r.positionIdx ?? 0,
-    priceTicks: r.priceTicks,
-    qtyLots: r.qtyLots,
-    status: Status.PendingNew,
-    filledLots: 0,
-    leavesLots: r.qtyLots,
-    execLots: 0,
-    avgPxTicks: 0,
-    fees: 0,
-    lastFillPxTicks: 0,
-    lastFillLots: 0,
-    lastFillMs: 0,
-    overfilled: false,
-    cancelHeld: false,
-    createAnswered: false,
-    rejectReason: "",
-    receivedNs: nowNs,
-    sentNs: 0,
-    lastSentNs: 0,
-    ackedNs: 0,
-    firstFillNs: 0,
-    doneNs: 0,
-    cancelSentNs: 0,
-    updatedNs: nowNs,
-    history: [Status.PendingNew, nowNs],
-    execIds: NO_EXEC_IDS,
-    execRing: NO_EXEC_RING,
-    execRingPos: 0,
-    sends: 0,
-    resolveAttempts: 0,
-    venueUpdatedMs: 0,
-    amendPriceTicks: 0,
-    amendQtyLots: 0,
-    amendSentNs: 0,
-    replacedBy: 0,
-    requestsOut: 0,
-  };
+  return new OrderRecord(clientId, r, nowNs);
 }
 
 /**

@@ -1,0 +1,119 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { describe, expect, it } from "vitest";
+import { Ev, newOrder, type Order, OrderStore, Source, Status } from "../../src/orders/index.js";
+import { ev, req, storeWithRecorder } from "./helpers.js";
+
+/** The fields an order keeps apart until one changes (order.ts, OrderExtras), with a value each. */
+const RARE: [keyof Order, unknown, unknown][] = [
+  ["execLots", 0, 3],
+  ["avgPxTicks", 0, 1000.5],
+  ["fees", 0, 0.25],
+  ["lastFillPxTicks", 0, 999.5],
+  ["lastFillLots", 0, 2],
+  ["lastFillMs", 0, 1_764_279_000_123],
+  ["overfilled", false, true],
+  ["rejectReason", "", "insufficient balance"],
+  ["firstFillNs", 0, 1.5e15],
+  ["execRingPos", 0, 4],
+  ["resolveAttempts", 0, 2],
+  ["amendPriceTicks", 0, 1010],
+  ["amendQtyLots", 0, 12],
+  ["amendSentNs", 0, 1.6e15],
+  ["replacedBy", 0, 9],
+];
+
+describe("Order record: the rarely used fields", () => {
+  it("start at their defaults, and a write to one order's reaches no other order", () => {
+    const a = newOrder("a", req(1), 5);
+    const b = newOrder("b", req(2), 6);
+    for (const [name, def, value] of RARE) {
+      expect(a[name], name).toBe(def);
+      (a as unknown as Record<string, unknown>)[name] = value;
+      expect(a[name], name).toBe(value);
+      expect(b[name], name).toBe(def);
+    }
+    const c = newOrder("c", req(3), 7);
+    for (const [name, def] of RARE) expect(c[name], name).toBe(def);
+    expect(c.execIds.size).toBe(0);
+    expect(c.execRing).toHaveLength(0);
+  });
+
+  it("a write of the default value leaves the order as it was; a later write still reads back", () => {
+    const a = newOrder("a", req(1), 5);
+    a.amendPriceTicks = 0;
+    a.amendQtyLots = 0;
+    a.rejectReason = "";
+    expect(a.amendPriceTicks).toBe(0);
+    a.amendQtyLots = 7;
+    a.amendQtyLots = 0;
+    expect(a.amendQtyLots).toBe(0);
+    expect(newOrder("b", req(2), 6).amendQtyLots).toBe(0);
+  });
+
+  it("fills, execution ids and an amend through the store stay with their order", () => {
+    const { store } = storeWithRecorder();
+    const a = store.create(req(1), 1);
+    const b = store.create(req(2), 1);
+    store.ackCreate(a.clientId, "XA", 2);
+    store.ackCreate(b.clientId, "XB", 2);
+    store.apply(
+      ev(
+        Ev.Fill,
+        { exchangeId: "XA", execId: "e1", lots: 4, pxTicks: 1000, fee: 0.1, tsNs: 3 },
+        Source.Stream,
+      ),
+    );
+    store.apply(
+      ev(
+        Ev.Fill,
+        { exchangeId: "XA", execId: "e2", lots: 2, pxTicks: 1003, fee: 0.1, tsNs: 4 },
+        Source.Stream,
+      ),
+    );
+    expect(a).toMatchObject({
+      status: Status.PartiallyFilled,
+      filledLots: 6,
+      execLots: 6,
+      lastFillLots: 2,
+      firstFillNs: 3,
+    });
+    expect(a.avgPxTicks).toBeCloseTo(1001, 9);
+    expect([...a.execIds]).toEqual(["e1", "e2"]);
+    // The same execution id on the other order is its own first execution, not a duplicate.
+    store.apply(
+      ev(Ev.Fill, { exchangeId: "XB", execId: "e1", lots: 1, pxTicks: 1000, tsNs: 5 }, Source.Stream),
+    );
+    expect(b).toMatchObject({ filledLots: 1, execLots: 1, avgPxTicks: 1000, firstFillNs: 5 });
+    expect([...b.execIds]).toEqual(["e1"]);
+    expect(store.requestAmend(b.clientId, 1005, 10, 0, 6).kind).toBe("send");
+    expect(b.amendPriceTicks).toBe(1005);
+    expect(a.amendPriceTicks).toBe(0);
+  });
+
+  it("an acked order with no fill or amend keeps under 840 bytes", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    // No listener: a recorder would keep a report per update.
+    const store = new OrderStore();
+    const n = 20_000;
+    await new Promise((r) => setImmediate(r));
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 1; i <= n; i++) {
+      const o = store.create(req(i), 1e15 + i * 1000);
+      store.markSent(o.clientId, 1e15 + i * 1000 + 10);
+      store.ackCreate(
+        o.clientId,
+        `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+        1e15 + i * 1000 + 50,
+      );
+    }
+    gc();
+    const perOrder = (process.memoryUsage().heapUsed - before) / n;
+    expect(store.size).toBe(n);
+    // Here 900–912 bytes with every field on the record itself, 770–776 with the rarely used ones
+    // apart (Node 20: no pointer compression, 8 bytes a field).
+    expect(perOrder).toBeLessThan(840);
+  });
+});
