@@ -17,6 +17,7 @@ import {
   Ev,
   type Order,
   type OrderStore,
+  ownExtra,
   Status,
   TERMINAL,
 } from "../orders/index.js";
@@ -184,8 +185,8 @@ export class AmendPath implements RequestPath {
     const e = d.book.byId(o.instrumentId);
     this.request.send(
       o,
-      e !== undefined && o.amendPriceTicks > 0 ? e.price.format(o.amendPriceTicks) : undefined,
-      e !== undefined && o.amendQtyLots > 0 ? e.qty.format(o.amendQtyLots) : undefined,
+      e !== undefined && o.extra.amendPriceTicks > 0 ? e.price.format(o.extra.amendPriceTicks) : undefined,
+      e !== undefined && o.extra.amendQtyLots > 0 ? e.qty.format(o.extra.amendQtyLots) : undefined,
     );
   }
 
@@ -200,7 +201,7 @@ export class AmendPath implements RequestPath {
 
   sending(o: Order, nowNs: number): void {
     // The store's clock (the resolver compares it with its own): the deadline runs from the send.
-    o.amendSentNs = nowNs;
+    ownExtra(o).amendSentNs = nowNs;
   }
 
   answered(o: Order): void {
@@ -256,8 +257,8 @@ export class AmendPath implements RequestPath {
     } catch {
       return false;
     }
-    const wantPx = o.amendPriceTicks || o.priceTicks;
-    const wantQty = o.amendQtyLots || o.qtyLots;
+    const wantPx = o.extra.amendPriceTicks || o.priceTicks;
+    const wantQty = o.extra.amendQtyLots || o.qtyLots;
     if (st.priceTicks === wantPx && st.qtyLots === wantQty) {
       d.journal?.response({
         clientId: o.clientId,

@@ -235,7 +235,7 @@ export class CancelPath implements RequestPath {
     const clock = clockExplains || err instanceof ClockError;
     const text = refusedText(err, clockExplains);
     // A cancel-replace's cancel: the amend path answers the strategy (AmendReject), not a CancelReject.
-    const replacing = o.replacedBy > 0;
+    const replacing = o.extra.replacedBy > 0;
     d.store.cancelOutcome(o.clientId, EV.CancelRejected, undefined, text);
     if (replacing) {
       if (!TERMINAL[o.status]) d.resolveSoon(o);

@@ -28,7 +28,7 @@ const IN_FLIGHT: readonly boolean[] = (() => {
 })();
 
 export function inFlight(o: Order): boolean {
-  return IN_FLIGHT[o.status] === true || o.cancelHeld || o.replacedBy > 0;
+  return IN_FLIGHT[o.status] === true || o.cancelHeld || o.extra.replacedBy > 0;
 }
 
 /** A cancel-on-disconnect order still to be cancelled (not in flight, not final). */
@@ -130,7 +130,7 @@ function inFlightCounts(live: ReadonlySet<Order>): { creates: number; cancels: n
   for (const o of live) {
     if (!inFlight(o)) continue;
     if (o.status === Status.PendingNew || o.status === Status.Unknown) creates++;
-    else if (o.status === Status.PendingReplace || o.replacedBy > 0) amends++;
+    else if (o.status === Status.PendingReplace || o.extra.replacedBy > 0) amends++;
     else cancels++;
   }
   return { creates, cancels, amends };

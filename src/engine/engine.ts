@@ -211,7 +211,7 @@ export class Engine implements GatewayEngine, OrderListener {
 
   onUpdate(o: Order, prev: Status, cause: Ev): void {
     // A cancel-replace settles its side before (cancel refused) and after (final) the strategy is told.
-    const replacing = o.replacedBy > 0 && !this.run.replaying;
+    const replacing = o.extra.replacedBy > 0 && !this.run.replaying;
     if (replacing) this.amends.replaces.beforeUpdate(o);
     this.notifier.onUpdate(o, prev, cause);
     if (replacing) this.amends.replaces.afterUpdate(o);

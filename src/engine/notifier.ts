@@ -132,7 +132,7 @@ export class Notifier {
           owners.toOwner(
             o,
             "Reject",
-            rejectBody(o.clientOrderNo, "VenueRejected", o.rejectReason.slice(0, 64) || undefined),
+            rejectBody(o.clientOrderNo, "VenueRejected", o.extra.rejectReason.slice(0, 64) || undefined),
             p.recvNs,
           );
         }

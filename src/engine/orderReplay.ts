@@ -15,7 +15,7 @@ import {
   REFUSED_LOCALLY,
   unresolvedRequests,
 } from "../journal/index.js";
-import { monoNs, type Order, TERMINAL } from "../orders/index.js";
+import { monoNs, type Order, ownExtra, TERMINAL } from "../orders/index.js";
 import { Ev } from "../orders/status.js";
 import { envelopePayload } from "../rest/client.js";
 import { parseDec, stepsOf } from "../util/decimal.js";
@@ -174,7 +174,7 @@ export function orderReplay(engine: Engine, book: InstrumentBook, surfaces: Surf
         // Sent when the journal says (not now): its deadline may have passed during the restart.
         if (r.op === "create") store.markSent(id, sentAt(r.ts));
         else if (r.op === "cancel") store.requestCancel(id);
-        else if (r.op === "amend") o.amendSentNs = sentAt(r.ts);
+        else if (r.op === "amend") ownExtra(o).amendSentNs = sentAt(r.ts);
         return;
       }
       case "res": {

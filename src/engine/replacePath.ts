@@ -74,7 +74,7 @@ export class ReplacePath {
    * again) ends the replace, so the strategy sees the order as it is, with AmendReject.
    */
   beforeUpdate(o: Order): void {
-    if (o.replacedBy === 0 || TERMINAL[o.status]) return;
+    if (o.extra.replacedBy === 0 || TERMINAL[o.status]) return;
     if (o.status === Status.New || o.status === Status.PartiallyFilled)
       this.endReplace(o, AmendRejectReason.VenueRejected, "the venue refused the cancel");
   }
@@ -84,10 +84,10 @@ export class ReplacePath {
    * what is left; any other final (filled, expired) is too late.
    */
   afterUpdate(o: Order): void {
-    if (o.replacedBy === 0 || !TERMINAL[o.status]) return;
+    if (o.extra.replacedBy === 0 || !TERMINAL[o.status]) return;
     const r = this.replacing.get(o.clientId);
-    const total = o.amendQtyLots || o.qtyLots;
-    const px = o.amendPriceTicks || o.priceTicks;
+    const total = o.extra.amendQtyLots || o.qtyLots;
+    const px = o.extra.amendPriceTicks || o.priceTicks;
     const left = total - o.filledLots;
     if (o.status !== Status.Cancelled || r === undefined || left <= 0) {
       this.endReplace(o, AmendRejectReason.TooLate, `order ${statusWord(o)} before the replacement`);
@@ -98,7 +98,7 @@ export class ReplacePath {
       session: this.d.owners.ownerName(o.sessionId),
       op: "amendDone",
       clientId: o.clientId,
-      reason: `replaced=${o.replacedBy}`,
+      reason: `replaced=${o.extra.replacedBy}`,
     });
     this.d.store.endReplace(o);
     const cmd: NewOrderCmd = {
@@ -123,7 +123,7 @@ export class ReplacePath {
    * the way), the strategy gets AmendReject and the order's PendingCancel. True when handled here.
    */
   cancelDuringReplace(o: Order): boolean {
-    if (o.replacedBy === 0) return false;
+    if (o.extra.replacedBy === 0) return false;
     this.endReplace(o, AmendRejectReason.CancelPending, "cancelled before the replacement");
     this.d.owners.toOwner(o, "OrderUpdate", updateBody(o, this.d.book.byId(o.instrumentId)));
     return true;
@@ -136,7 +136,7 @@ export class ReplacePath {
   abandon(): number {
     let n = 0;
     for (const o of this.d.store.liveSet())
-      if (o.replacedBy > 0) {
+      if (o.extra.replacedBy > 0) {
         this.endReplace(o, AmendRejectReason.Restarted, "gateway restarted: replacement abandoned");
         n++;
       }
@@ -145,7 +145,7 @@ export class ReplacePath {
 
   private endReplace(o: Order, reason: number, text: string): void {
     const d = this.d;
-    const newNo = o.replacedBy;
+    const newNo = o.extra.replacedBy;
     this.replacing.delete(o.clientId);
     d.journal?.command({
       session: d.owners.ownerName(o.sessionId),

@@ -162,7 +162,7 @@ function tellOne(d: TellDeps, o: Order, t: Told | undefined, sum: ToldSummary, q
     d.owners.toOwner(
       o,
       "Reject",
-      rejectBody(o.clientOrderNo, code, o.rejectReason.slice(0, 64) || undefined),
+      rejectBody(o.clientOrderNo, code, o.extra.rejectReason.slice(0, 64) || undefined),
     );
     sum.rejects++;
     return;
@@ -177,21 +177,33 @@ function tellOne(d: TellDeps, o: Order, t: Told | undefined, sum: ToldSummary, q
   const missing = o.filledLots - toldLots;
   if (missing > 0) {
     const e = d.book.byId(o.instrumentId);
-    const fee = Math.max(0, o.fees - (t?.fillFees ?? 0));
+    const fee = Math.max(0, o.extra.fees - (t?.fillFees ?? 0));
     // One venue execution not told that covers the missing lots (the usual case: the kill right after
     // its record): its id. Otherwise the untold remainder, as the store synthesizes a cumulative fill.
-    const untold = o.execRing.filter((x) => !t?.execIds.has(x));
-    if (untold.length === 1 && o.execLots >= o.filledLots && o.lastFillLots === missing)
+    const untold = o.extra.execRing.filter((x) => !t?.execIds.has(x));
+    if (untold.length === 1 && o.extra.execLots >= o.filledLots && o.extra.lastFillLots === missing)
       d.owners.toOwner(
         o,
         "Fill",
-        fillBody(o, e?.inst.quote ?? "", untold[0]!, o.lastFillPxTicks, missing, fee, o.lastFillMs),
+        fillBody(
+          o,
+          e?.inst.quote ?? "",
+          untold[0]!,
+          o.extra.lastFillPxTicks,
+          missing,
+          fee,
+          o.extra.lastFillMs,
+        ),
       );
     else {
       // As the notifier synthesizes a fill from a cumulative quantity: the untold remainder at its price.
-      const px = (o.avgPxTicks * o.filledLots - (t?.fillNotional ?? 0)) / missing;
+      const px = (o.extra.avgPxTicks * o.filledLots - (t?.fillNotional ?? 0)) / missing;
       const execId = `${o.exchangeId || o.clientId}:${o.filledLots}`;
-      d.owners.toOwner(o, "Fill", fillBody(o, e?.inst.quote ?? "", execId, px, missing, fee, o.lastFillMs));
+      d.owners.toOwner(
+        o,
+        "Fill",
+        fillBody(o, e?.inst.quote ?? "", execId, px, missing, fee, o.extra.lastFillMs),
+      );
     }
     sum.fills++;
   }

@@ -189,7 +189,7 @@ export function updateBody(
   out.requestId = 0;
   out.instrumentId = o.instrumentId;
   // A cancel-replace shows as PendingReplace until the old order is final (then Cancelled: Replaced).
-  const replacing = o.replacedBy > 0;
+  const replacing = o.extra.replacedBy > 0;
   out.status = replacing && !TERMINAL[o.status] ? OrderStatus.PendingReplace : WIRE_STATUS[o.status]!;
   out.side = SIDE_TO_WIRE[o.side];
   out.ordType = TYPE_TO_WIRE[o.type];
@@ -199,16 +199,16 @@ export function updateBody(
   out.qtyLots = o.qtyLots;
   out.cumQtyLots = o.filledLots;
   out.leavesQtyLots = TERMINAL[o.status] ? 0 : o.leavesLots;
-  if (o.avgPxTicks > 0 && e !== undefined) {
+  if (o.extra.avgPxTicks > 0 && e !== undefined) {
     const scale = e.price.scale + AVG_EXTRA;
-    out.avgPxMantissa = Math.round(o.avgPxTicks * e.price.mantissa * 10 ** AVG_EXTRA);
+    out.avgPxMantissa = Math.round(o.extra.avgPxTicks * e.price.mantissa * 10 ** AVG_EXTRA);
     out.avgPxExponent = -scale;
   } else {
     out.avgPxMantissa = 0;
     out.avgPxExponent = 0;
   }
-  out.lastFillPriceTicks = Math.round(o.lastFillPxTicks);
-  out.lastFillQtyLots = o.lastFillLots;
+  out.lastFillPriceTicks = Math.round(o.extra.lastFillPxTicks);
+  out.lastFillQtyLots = o.extra.lastFillLots;
   out.reasonCode =
     o.status === Status.Rejected
       ? CODES.VenueRejected.code

@@ -8,7 +8,7 @@ import { sideEffects, targetStatus } from "./effects.js";
 import { type OrderEvent, Source, validEvent } from "./event.js";
 import type { FillBook } from "./fills.js";
 import type { OrderIndex } from "./indexes.js";
-import type { Order } from "./order.js";
+import { clearAmendTarget, type Order, ownExtra } from "./order.js";
 import type { OrphanBuffer } from "./orphans.js";
 import { type ApplyResult, CreateAnswer, type OrderListener, type StoreStats } from "./reports.js";
 import { EVENT_COUNT, Ev, isVenueStatusEvent, Status, TERMINAL } from "./status.js";
@@ -100,8 +100,8 @@ export class EventApplier {
       }
       // Venue records carry the cumulative quantity: apply it as a fill if the (new) status allows.
       if (isVenueStatusEvent(kind)) {
-        const feesBefore = o.fees;
-        if (ev.fee > o.fees) o.fees = ev.fee;
+        const feesBefore = o.extra.fees;
+        if (ev.fee > o.extra.fees) ownExtra(o).fees = ev.fee;
         if (ev.cumLots > o.filledLots) {
           const fcode = TABLE[o.status * EVENT_COUNT + Ev.Fill]!;
           if (fcode > DROP_BASE) {
@@ -109,7 +109,7 @@ export class EventApplier {
             this.listener.onFill(o, this.p.fills.report);
           } else this.p.dropCounts[DROP_BASE - fcode]! += 1;
         } else if (ev.avgPxTicks > 0 && ev.cumLots === o.filledLots && o.filledLots > 0) {
-          o.avgPxTicks = ev.avgPxTicks;
+          ownExtra(o).avgPxTicks = ev.avgPxTicks;
         }
       }
     }
@@ -136,9 +136,8 @@ export class EventApplier {
   statusChanged(o: Order, prev: Status, cause: Ev, ts: number): void {
     this.p.stats.transitions++;
     // Out of PendingReplace some other way (a venue final, a raised cancel): the target is moot.
-    if (prev === Status.PendingReplace && o.replacedBy === 0) {
-      o.amendPriceTicks = 0;
-      o.amendQtyLots = 0;
+    if (prev === Status.PendingReplace && o.extra.replacedBy === 0) {
+      clearAmendTarget(o);
     }
     this.result.changed = true;
     // A new array of the exact length rather than a push: a push reserves 16 more slots, which every

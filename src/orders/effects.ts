@@ -4,7 +4,7 @@
  * each event kind sets (send and ack times, reject reason, an amend's new price and quantity).
  */
 import type { OrderEvent } from "./event.js";
-import type { Order } from "./order.js";
+import { clearAmendTarget, type Order, ownExtra } from "./order.js";
 import { Ev, Status } from "./status.js";
 import { SETTLE, STAY, WORKING } from "./transitions.js";
 
@@ -19,7 +19,7 @@ export function targetStatus(o: Order, code: number): Status {
   }
   const s = o.status;
   // FILL. An amend in flight that raises the quantity keeps the order working: its answer decides.
-  if (s === Status.PendingReplace && o.amendQtyLots > o.filledLots) return s;
+  if (s === Status.PendingReplace && o.extra.amendQtyLots > o.filledLots) return s;
   if (o.leavesLots <= 0) return Status.Filled;
   return s === Status.New || s === Status.PendingNew || s === Status.Unknown || s === Status.Rejected
     ? Status.PartiallyFilled
@@ -39,7 +39,7 @@ export function sideEffects(o: Order, ev: OrderEvent): void {
       break;
     case Ev.CreateRejected:
     case Ev.VenueRejected:
-      if (ev.reason !== "") o.rejectReason = ev.reason;
+      if (ev.reason !== "") ownExtra(o).rejectReason = ev.reason;
       break;
     case Ev.VenueNew:
     case Ev.VenuePartiallyFilled:
@@ -47,15 +47,13 @@ export function sideEffects(o: Order, ev: OrderEvent): void {
       break;
     case Ev.AmendAcked:
       // The venue holds the target now: the new leaves follow from it (settle decides the status).
-      if (o.amendPriceTicks > 0) o.priceTicks = o.amendPriceTicks;
-      if (o.amendQtyLots > 0) o.qtyLots = o.amendQtyLots;
-      o.amendPriceTicks = 0;
-      o.amendQtyLots = 0;
+      if (o.extra.amendPriceTicks > 0) o.priceTicks = o.extra.amendPriceTicks;
+      if (o.extra.amendQtyLots > 0) o.qtyLots = o.extra.amendQtyLots;
+      clearAmendTarget(o);
       o.leavesLots = o.filledLots >= o.qtyLots ? 0 : o.qtyLots - o.filledLots;
       break;
     case Ev.AmendRejected:
-      o.amendPriceTicks = 0;
-      o.amendQtyLots = 0;
+      clearAmendTarget(o);
       break;
   }
 }

@@ -6,7 +6,7 @@
  */
 import { targetStatus } from "./effects.js";
 import type { OrderEvent } from "./event.js";
-import { NO_EXEC_IDS, type Order } from "./order.js";
+import { NO_EXEC_IDS, type Order, ownExtra } from "./order.js";
 import type { ApplyResult, FillReport, StoreStats } from "./reports.js";
 import { DROP_REASON_INDEX } from "./transitions.js";
 
@@ -37,27 +37,27 @@ export class FillBook {
   exec(o: Order, ev: OrderEvent, r: ApplyResult, code: number): boolean {
     const id = ev.execId;
     if (id !== "") {
-      if (o.execIds.has(id)) {
+      if (o.extra.execIds.has(id)) {
         this.dropCounts[DROP_REASON_INDEX.duplicate_exec]! += 1;
         r.drop = "duplicate_exec";
         return false;
       }
-      if (o.execIds === NO_EXEC_IDS) {
-        o.execIds = new Set();
-        o.execRing = [];
+      if (o.extra.execIds === NO_EXEC_IDS) {
+        ownExtra(o).execIds = new Set();
+        ownExtra(o).execRing = [];
       }
-      o.execIds.add(id);
-      if (o.execRing.length < this.maxExecIds) o.execRing.push(id);
+      o.extra.execIds.add(id);
+      if (o.extra.execRing.length < this.maxExecIds) o.extra.execRing.push(id);
       else {
-        o.execIds.delete(o.execRing[o.execRingPos]!);
-        o.execRing[o.execRingPos] = id;
-        o.execRingPos = (o.execRingPos + 1) % this.maxExecIds;
+        o.extra.execIds.delete(o.extra.execRing[o.extra.execRingPos]!);
+        o.extra.execRing[o.extra.execRingPos] = id;
+        ownExtra(o).execRingPos = (o.extra.execRingPos + 1) % this.maxExecIds;
       }
     }
-    o.execLots += ev.lots;
+    ownExtra(o).execLots += ev.lots;
     const fee = Math.max(ev.fee, 0);
-    o.fees += fee;
-    const delta = o.execLots - o.filledLots;
+    ownExtra(o).fees += fee;
+    const delta = o.extra.execLots - o.filledLots;
     if (delta <= 0) {
       this.dropCounts[DROP_REASON_INDEX.fill_covered_by_cum]! += 1;
       r.drop = "fill_covered_by_cum";
@@ -65,7 +65,7 @@ export class FillBook {
     }
     const lots = Math.min(delta, ev.lots);
     const newFilled = o.filledLots + lots;
-    o.avgPxTicks = (o.avgPxTicks * o.filledLots + ev.pxTicks * lots) / newFilled;
+    ownExtra(o).avgPxTicks = (o.extra.avgPxTicks * o.filledLots + ev.pxTicks * lots) / newFilled;
     this.addFilled(o, lots, r, ev.tsNs);
     o.status = targetStatus(o, code);
     const f = this.report;
@@ -86,15 +86,15 @@ export class FillBook {
    */
   cum(o: Order, ev: OrderEvent, r: ApplyResult, code: number, feesBefore: number): void {
     const lots = ev.cumLots - o.filledLots;
-    const prevNotional = o.avgPxTicks * o.filledLots;
+    const prevNotional = o.extra.avgPxTicks * o.filledLots;
     let px: number;
     if (ev.avgPxTicks > 0) {
       px = (ev.avgPxTicks * ev.cumLots - prevNotional) / lots;
-      o.avgPxTicks = ev.avgPxTicks;
+      ownExtra(o).avgPxTicks = ev.avgPxTicks;
     } else {
       // [assumed] no average on the record: the limit price is the best estimate for a resting order.
       px = o.priceTicks;
-      o.avgPxTicks = (prevNotional + px * lots) / ev.cumLots;
+      ownExtra(o).avgPxTicks = (prevNotional + px * lots) / ev.cumLots;
     }
     this.addFilled(o, lots, r, ev.tsNs);
     o.status = targetStatus(o, code);
@@ -113,22 +113,22 @@ export class FillBook {
   /** The order keeps its latest fill (OrderUpdate's lastFill fields); the report gets the venue time. */
   private noteLastFill(o: Order, f: FillReport, venueMs: number): void {
     f.venueMs = venueMs > 0 ? venueMs : 0;
-    o.lastFillPxTicks = f.pxTicks;
-    o.lastFillLots = f.lots;
-    o.lastFillMs = f.venueMs;
+    ownExtra(o).lastFillPxTicks = f.pxTicks;
+    ownExtra(o).lastFillLots = f.lots;
+    ownExtra(o).lastFillMs = f.venueMs;
   }
 
   /** Filled and leaves quantities, counters, and the overfill guard. */
   private addFilled(o: Order, lots: number, r: ApplyResult, ts: number): void {
     o.filledLots += lots;
     o.leavesLots = o.filledLots >= o.qtyLots ? 0 : o.qtyLots - o.filledLots;
-    if (o.firstFillNs === 0) o.firstFillNs = ts;
+    if (o.extra.firstFillNs === 0) ownExtra(o).firstFillNs = ts;
     r.filledLots += lots;
     this.stats.fills++;
     // An amend in flight may raise the quantity: fills up to it are not an overfill yet.
-    const cap = o.amendQtyLots > o.qtyLots ? o.amendQtyLots : o.qtyLots;
-    if (o.filledLots > cap && !o.overfilled) {
-      o.overfilled = true;
+    const cap = o.extra.amendQtyLots > o.qtyLots ? o.extra.amendQtyLots : o.qtyLots;
+    if (o.filledLots > cap && !o.extra.overfilled) {
+      ownExtra(o).overfilled = true;
       r.overfill = true;
       this.stats.overfills++;
     }

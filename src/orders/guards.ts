@@ -97,7 +97,8 @@ export interface AmendGuardInput {
   readonly priceTicks: number;
   readonly qtyLots: number;
   readonly filledLots: number;
-  readonly replacedBy: number;
+  /** Cancel-replace running: the replacement's number (0 = none). */
+  readonly extra: { readonly replacedBy: number };
 }
 
 /**
@@ -111,7 +112,7 @@ export function amendGuard(
   qtyLots: number,
 ): AmendDecision {
   if (o === undefined) return AMEND_UNKNOWN_ORDER;
-  if (o.replacedBy > 0) return AMEND_PENDING;
+  if (o.extra.replacedBy > 0) return AMEND_PENDING;
   switch (o.status) {
     case Status.New:
     case Status.PartiallyFilled:

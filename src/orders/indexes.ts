@@ -131,7 +131,7 @@ export class OrderIndex {
         if (nowNs - since >= this.pendingNewDeadlineNs) out.push(o);
       } else if (
         (o.status === Status.PendingCancel && nowNs - o.cancelSentNs >= this.pendingCancelDeadlineNs) ||
-        (o.status === Status.PendingReplace && nowNs - o.amendSentNs >= this.pendingCancelDeadlineNs)
+        (o.status === Status.PendingReplace && nowNs - o.extra.amendSentNs >= this.pendingCancelDeadlineNs)
       ) {
         out.push(o);
       }

@@ -39,6 +39,46 @@ export interface Order {
   filledLots: number;
   /** qtyLots - filledLots, never below 0. */
   leavesLots: number;
+  /** A cancel asked for while the create was unanswered; sent once the exchange id is known. */
+  cancelHeld: boolean;
+  /** The create has had its definite answer (acked or rejected); until then changes go to onCreateAnswer. */
+  createAnswered: boolean;
+  // Monotonic ns timestamps (0 = not yet).
+  receivedNs: number;
+  sentNs: number;
+  /** The latest (re)send of the create: its answer may still come until the REST deadline passes. */
+  lastSentNs: number;
+  ackedNs: number;
+  doneNs: number;
+  cancelSentNs: number;
+  /** Last time any event touched this order. */
+  updatedNs: number;
+  /** Status history as flat pairs [status, tsNs, status, tsNs, ...], bounded. */
+  history: number[];
+  /** Times the create was (re)sent. */
+  sends: number;
+  /** Venue `updatedTime` (ms) of the newest record applied, for latest-wins on snapshots. */
+  venueUpdatedMs: number;
+  /**
+   * The order's own requests (create, cancel, amend) handed to the REST client and neither answered
+   * nor failed yet. While above 0 the venue is not asked about the order: the answer is on its way, or
+   * its timeout is (the HTTP timeouts bound it). Not journaled: a replayed order has none in this process.
+   */
+  requestsOut: number;
+  /**
+   * The fields most orders never change from their defaults (fills, executions, amends, resolution
+   * attempts, a reject's reason): the shared NO_EXTRA until one is first set, then the order's own
+   * (`ownExtra`). Read them here; change them through `ownExtra(o)`.
+   */
+  extra: Readonly<OrderExtra>;
+}
+
+/**
+ * An order's rarely changed fields. Most orders are created, acked and cancelled without a fill or an
+ * amend; keeping these apart makes every kept order ~17 fields (and V8's boxes for the double ones)
+ * smaller, which is what the young-generation collector copies and every full collection walks.
+ */
+export interface OrderExtra {
   /** Lots reported by real executions (with ids); the record's cumulative qty may run ahead of it. */
   execLots: number;
   /** Volume-weighted average fill price in ticks (float); 0 before the first fill. */
@@ -49,36 +89,18 @@ export interface Order {
   lastFillPxTicks: number;
   lastFillLots: number;
   lastFillMs: number;
+  /** The first fill's time (monotonic ns); 0 before any. */
+  firstFillNs: number;
   /** Set when filledLots exceeded qtyLots (reported once, counted). */
   overfilled: boolean;
-  /** A cancel asked for while the create was unanswered; sent once the exchange id is known. */
-  cancelHeld: boolean;
-  /** The create has had its definite answer (acked or rejected); until then changes go to onCreateAnswer. */
-  createAnswered: boolean;
   /** Reason text of a reject, when any. */
   rejectReason: string;
-  // Monotonic ns timestamps (0 = not yet).
-  receivedNs: number;
-  sentNs: number;
-  /** The latest (re)send of the create: its answer may still come until the REST deadline passes. */
-  lastSentNs: number;
-  ackedNs: number;
-  firstFillNs: number;
-  doneNs: number;
-  cancelSentNs: number;
-  /** Last time any event touched this order. */
-  updatedNs: number;
-  /** Status history as flat pairs [status, tsNs, status, tsNs, ...], bounded. */
-  history: number[];
   /** Recent execution ids (bounded ring) for de-duplication. */
   execIds: Set<string>;
   execRing: string[];
   execRingPos: number;
-  /** Times the create was (re)sent; times a resolution query was made. */
-  sends: number;
+  /** Times a resolution query was made. */
   resolveAttempts: number;
-  /** Venue `updatedTime` (ms) of the newest record applied, for latest-wins on snapshots. */
-  venueUpdatedMs: number;
   /** The amend in flight (PendingReplace) or the replace running: target price / total qty, 0 = unchanged. */
   amendPriceTicks: number;
   amendQtyLots: number;
@@ -86,12 +108,6 @@ export interface Order {
   amendSentNs: number;
   /** Cancel-replace running (Spot): the replacement's client order number; 0 = none. */
   replacedBy: number;
-  /**
-   * The order's own requests (create, cancel, amend) handed to the REST client and neither answered
-   * nor failed yet. While above 0 the venue is not asked about the order: the answer is on its way, or
-   * its timeout is (the HTTP timeouts bound it). Not journaled: a replayed order has none in this process.
-   */
-  requestsOut: number;
 }
 
 /** What the engine passes to `OrderStore.create` (already validated by risk / the codec). */
@@ -114,204 +130,78 @@ export const NO_EXEC_IDS: Set<string> = new Set();
 /** Its ring, shared the same way (frozen: a push into it throws instead of leaking ids between orders). */
 const NO_EXEC_RING: string[] = Object.freeze([]) as unknown as string[];
 
-/**
- * The fields most orders never change from their defaults: fills, executions, amends, resolution
- * attempts, a reject's reason. An order keeps them in one object of its own from the first change on;
- * until then it shares NO_EXTRAS. A kept order is then ~17 fields and their boxed numbers smaller
- * (V8 boxes every double field of an object, zero or not), which is what the collector walks.
- */
-class OrderExtras {
-  execLots: number = 0;
-  avgPxTicks: number = 0;
-  fees: number = 0;
-  lastFillPxTicks: number = 0;
-  lastFillLots: number = 0;
-  lastFillMs: number = 0;
-  overfilled: boolean = false;
-  rejectReason: string = "";
-  firstFillNs: number = 0;
-  execIds: Set<string> = NO_EXEC_IDS;
-  execRing: string[] = NO_EXEC_RING;
-  execRingPos: number = 0;
-  resolveAttempts: number = 0;
-  amendPriceTicks: number = 0;
-  amendQtyLots: number = 0;
-  amendSentNs: number = 0;
-  replacedBy: number = 0;
+function newExtra(): OrderExtra {
+  return {
+    execLots: 0,
+    avgPxTicks: 0,
+    fees: 0,
+    lastFillPxTicks: 0,
+    lastFillLots: 0,
+    lastFillMs: 0,
+    firstFillNs: 0,
+    overfilled: false,
+    rejectReason: "",
+    execIds: NO_EXEC_IDS,
+    execRing: NO_EXEC_RING,
+    execRingPos: 0,
+    resolveAttempts: 0,
+    amendPriceTicks: 0,
+    amendQtyLots: 0,
+    amendSentNs: 0,
+    replacedBy: 0,
+  };
 }
-/** Frozen: a write that bypassed the record's setters would throw rather than reach every order. */
-const NO_EXTRAS: OrderExtras = Object.freeze(new OrderExtras());
 
-/**
- * The order record: the fields every order uses, and the rarely used ones behind accessors (OrderExtras).
- * Fields set from the request are `declare`d and assigned in the constructor, so that a double stays a
- * double field (one box, written in place) rather than a field first defined as undefined.
- */
-class OrderRecord implements Order {
-  exchangeId = "";
-  declare readonly sessionId: number;
-  declare readonly clientOrderNo: number;
-  declare readonly instrumentId: number;
-  declare readonly symbol: string;
-  declare readonly surface: Surface;
-  declare readonly side: Side;
-  declare readonly type: OrderType;
-  declare readonly tif: TimeInForce;
-  declare readonly positionIdx: PositionIdx;
-  declare priceTicks: number;
-  declare qtyLots: number;
-  status: Status = Status.PendingNew;
-  filledLots = 0;
-  declare leavesLots: number;
-  cancelHeld = false;
-  createAnswered = false;
-  declare receivedNs: number;
-  sentNs = 0;
-  lastSentNs = 0;
-  ackedNs = 0;
-  doneNs = 0;
-  cancelSentNs = 0;
-  declare updatedNs: number;
-  declare history: number[];
-  sends = 0;
-  venueUpdatedMs = 0;
-  requestsOut = 0;
-  private x: OrderExtras = NO_EXTRAS;
+/** The defaults every order shares until it changes one (frozen: a write that bypassed ownExtra throws). */
+export const NO_EXTRA: Readonly<OrderExtra> = Object.freeze(newExtra());
 
-  constructor(
-    readonly clientId: string,
-    r: NewOrderRequest,
-    nowNs: number,
-  ) {
-    this.sessionId = r.sessionId;
-    this.clientOrderNo = r.clientOrderNo;
-    this.instrumentId = r.instrumentId;
-    this.symbol = r.symbol;
-    this.surface = r.surface;
-    this.side = r.side;
-    this.type = r.type;
-    this.tif = r.tif;
-    this.positionIdx = r.positionIdx ?? 0;
-    this.priceTicks = r.priceTicks;
-    this.qtyLots = r.qtyLots;
-    this.leavesLots = r.qtyLots;
-    this.receivedNs = nowNs;
-    this.updatedNs = nowNs;
-    this.history = [Status.PendingNew, nowNs];
-  }
+/** The order's own extra fields, made (from the defaults) at the first call: for writing them. */
+export function ownExtra(o: Order): OrderExtra {
+  if (o.extra === NO_EXTRA) o.extra = newExtra();
+  return o.extra as OrderExtra;
+}
 
-  /** The order's own extras, made at the first write of a value other than the default. */
-  private own(): OrderExtras {
-    if (this.x === NO_EXTRAS) this.x = new OrderExtras();
-    return this.x;
-  }
-
-  get execLots(): number {
-    return this.x.execLots;
-  }
-  set execLots(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().execLots = v;
-  }
-  get avgPxTicks(): number {
-    return this.x.avgPxTicks;
-  }
-  set avgPxTicks(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().avgPxTicks = v;
-  }
-  get fees(): number {
-    return this.x.fees;
-  }
-  set fees(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().fees = v;
-  }
-  get lastFillPxTicks(): number {
-    return this.x.lastFillPxTicks;
-  }
-  set lastFillPxTicks(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().lastFillPxTicks = v;
-  }
-  get lastFillLots(): number {
-    return this.x.lastFillLots;
-  }
-  set lastFillLots(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().lastFillLots = v;
-  }
-  get lastFillMs(): number {
-    return this.x.lastFillMs;
-  }
-  set lastFillMs(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().lastFillMs = v;
-  }
-  get overfilled(): boolean {
-    return this.x.overfilled;
-  }
-  set overfilled(v: boolean) {
-    if (v !== false || this.x !== NO_EXTRAS) this.own().overfilled = v;
-  }
-  get rejectReason(): string {
-    return this.x.rejectReason;
-  }
-  set rejectReason(v: string) {
-    if (v !== "" || this.x !== NO_EXTRAS) this.own().rejectReason = v;
-  }
-  get firstFillNs(): number {
-    return this.x.firstFillNs;
-  }
-  set firstFillNs(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().firstFillNs = v;
-  }
-  get execIds(): Set<string> {
-    return this.x.execIds;
-  }
-  set execIds(v: Set<string>) {
-    if (v !== NO_EXEC_IDS || this.x !== NO_EXTRAS) this.own().execIds = v;
-  }
-  get execRing(): string[] {
-    return this.x.execRing;
-  }
-  set execRing(v: string[]) {
-    if (v !== NO_EXEC_RING || this.x !== NO_EXTRAS) this.own().execRing = v;
-  }
-  get execRingPos(): number {
-    return this.x.execRingPos;
-  }
-  set execRingPos(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().execRingPos = v;
-  }
-  get resolveAttempts(): number {
-    return this.x.resolveAttempts;
-  }
-  set resolveAttempts(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().resolveAttempts = v;
-  }
-  get amendPriceTicks(): number {
-    return this.x.amendPriceTicks;
-  }
-  set amendPriceTicks(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().amendPriceTicks = v;
-  }
-  get amendQtyLots(): number {
-    return this.x.amendQtyLots;
-  }
-  set amendQtyLots(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().amendQtyLots = v;
-  }
-  get amendSentNs(): number {
-    return this.x.amendSentNs;
-  }
-  set amendSentNs(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().amendSentNs = v;
-  }
-  get replacedBy(): number {
-    return this.x.replacedBy;
-  }
-  set replacedBy(v: number) {
-    if (v !== 0 || this.x !== NO_EXTRAS) this.own().replacedBy = v;
-  }
+/** The amend target is moot (answered, refused, or the order left PendingReplace): back to none. */
+export function clearAmendTarget(o: Order): void {
+  if (o.extra === NO_EXTRA) return;
+  const x = o.extra as OrderExtra;
+  x.amendPriceTicks = 0;
+  x.amendQtyLots = 0;
 }
 
 export function newOrder(clientId: string, r: NewOrderRequest, nowNs: number): Order {
-  return new OrderRecord(clientId, r, nowNs);
+  return {
+    clientId,
+    exchangeId: "",
+    sessionId: r.sessionId,
+    clientOrderNo: r.clientOrderNo,
+    instrumentId: r.instrumentId,
+    symbol: r.symbol,
+    surface: r.surface,
+    side: r.side,
+    type: r.type,
+    tif: r.tif,
+    positionIdx: r.positionIdx ?? 0,
+    priceTicks: r.priceTicks,
+    qtyLots: r.qtyLots,
+    status: Status.PendingNew,
+    filledLots: 0,
+    leavesLots: r.qtyLots,
+    cancelHeld: false,
+    createAnswered: false,
+    receivedNs: nowNs,
+    sentNs: 0,
+    lastSentNs: 0,
+    ackedNs: 0,
+    doneNs: 0,
+    cancelSentNs: 0,
+    updatedNs: nowNs,
+    history: [Status.PendingNew, nowNs],
+    sends: 0,
+    venueUpdatedMs: 0,
+    requestsOut: 0,
+    extra: NO_EXTRA,
+  };
 }
 
 /**

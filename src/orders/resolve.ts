@@ -48,13 +48,15 @@ export interface ResolutionDecision {
 }
 
 export function decideResolution(
-  o: Pick<Order, "status" | "resolveAttempts" | "sends" | "exchangeId">,
+  o: Pick<Order, "status" | "sends" | "exchangeId"> & {
+    readonly extra: { readonly resolveAttempts: number };
+  },
   q: QueryOutcome,
   policy: ResolutionPolicy = DEFAULT_RESOLUTION_POLICY,
 ): ResolutionDecision {
   const createOpen = o.status === Status.PendingNew || o.status === Status.Unknown;
   if (q.kind === "networkError") {
-    return o.resolveAttempts < policy.maxQueries
+    return o.extra.resolveAttempts < policy.maxQueries
       ? { action: "retry_query", reason: "network error is not evidence" }
       : { action: "escalate", reason: "query attempts exhausted; outcome still unknown" };
   }

@@ -12,7 +12,15 @@ import { newEvent, type OrderEvent, restEvent } from "./event.js";
 import { FillBook } from "./fills.js";
 import { type AmendDecision, amendGuard, type CancelDecision, cancelGuard } from "./guards.js";
 import { OrderIndex } from "./indexes.js";
-import { ClientIdMinter, monoNs, type NewOrderRequest, newOrder, type Order } from "./order.js";
+import {
+  ClientIdMinter,
+  clearAmendTarget,
+  monoNs,
+  type NewOrderRequest,
+  newOrder,
+  type Order,
+  ownExtra,
+} from "./order.js";
 import { OrphanBuffer } from "./orphans.js";
 import type { ApplyResult, OrderListener, StoreStats } from "./reports.js";
 import { Ev, Status } from "./status.js";
@@ -176,8 +184,8 @@ export class OrderStore {
 
   /** Records one resolution query made for the order (bounded by the resolution policy). */
   noteResolveAttempt(o: Order): number {
-    o.resolveAttempts += 1;
-    return o.resolveAttempts;
+    ownExtra(o).resolveAttempts += 1;
+    return o.extra.resolveAttempts;
   }
 
   // ---------- commands from the engine ----------
@@ -219,12 +227,12 @@ export class OrderStore {
     const o = this.byClient.get(clientId);
     const d = amendGuard(o, priceTicks, qtyLots);
     if (o === undefined || d.kind === "reject") return d;
-    o.amendPriceTicks = priceTicks === o.priceTicks ? 0 : priceTicks;
-    o.amendQtyLots = qtyLots === o.qtyLots ? 0 : qtyLots;
-    o.amendSentNs = nowNs;
+    ownExtra(o).amendPriceTicks = priceTicks === o.priceTicks ? 0 : priceTicks;
+    ownExtra(o).amendQtyLots = qtyLots === o.qtyLots ? 0 : qtyLots;
+    ownExtra(o).amendSentNs = nowNs;
     const prev = o.status;
     if (replaceBy > 0) {
-      o.replacedBy = replaceBy;
+      ownExtra(o).replacedBy = replaceBy;
       o.status = Status.PendingCancel;
       o.cancelSentNs = nowNs;
       this.applier.statusChanged(o, prev, Ev.CancelRequested, nowNs);
@@ -237,9 +245,8 @@ export class OrderStore {
 
   /** A cancel-replace is over (replaced, refused, abandoned): the order is an ordinary one again. */
   endReplace(o: Order): void {
-    o.replacedBy = 0;
-    o.amendPriceTicks = 0;
-    o.amendQtyLots = 0;
+    ownExtra(o).replacedBy = 0;
+    clearAmendTarget(o);
   }
 
   // ---------- REST outcomes (the engine's shorthand for building an event) ----------

@@ -203,7 +203,7 @@ export class OrderFeed {
       (raw.orderId ? this.store.byExchangeId(raw.orderId) : undefined);
     const cum = Number(raw.cumExecQty);
     if (inst === undefined || o === undefined || !Number.isFinite(cum)) return undefined;
-    return { cumLots: Math.round(cum / gridOf(inst).stepNum), execLots: o.execLots };
+    return { cumLots: Math.round(cum / gridOf(inst).stepNum), execLots: o.extra.execLots };
   }
 
   /** A Spot order record; undefined when malformed (counted). */

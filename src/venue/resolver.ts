@@ -19,6 +19,7 @@ import {
   monoNs,
   type Order,
   type OrderStore,
+  ownExtra,
   type QueryOutcome,
   type ResolutionDecision,
   type ResolutionPolicy,
@@ -210,7 +211,7 @@ export class Resolver {
       if (f.rec !== undefined) this.d.applier.apply(o, surface, f.rec, Source.Query);
       if (o.status === Status.PendingReplace) {
         // An unanswered in-place amend: decided from the record (never re-sent), else asked again.
-        const late = o.amendSentNs + this.deadlineNs <= askedNs;
+        const late = o.extra.amendSentNs + this.deadlineNs <= askedNs;
         if (!this.d.resolveAmend?.(o, surface, f.rec, late)) this.urgent.add(o.clientId);
         return undefined;
       }
@@ -223,7 +224,7 @@ export class Resolver {
       const createStep = d.action === "resend_create" || d.action === "apply_event";
       if (createStep && o.lastSentNs + this.deadlineNs > askedNs) {
         // The latest send's answer may still come (or the venue may still be handling it): wait.
-        o.resolveAttempts -= 1; // waiting is not one of the order's bounded attempts
+        ownExtra(o).resolveAttempts -= 1; // waiting is not one of the order's bounded attempts
         this.d.stats.heldVerdicts++;
         d = WAIT;
       }

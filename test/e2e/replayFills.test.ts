@@ -109,7 +109,7 @@ describe("fills delivered before a crash are not sent again (the journal knows t
       const o = h.engine.store.byClientId(id)!;
       expect(o.status).toBe(Status.Filled);
       expect(o.filledLots).toBe(24);
-      for (const x of execs) expect(o.execIds.has(x.execId)).toBe(true);
+      for (const x of execs) expect(o.extra.execIds.has(x.execId)).toBe(true);
       // The owner logs on: whatever was kept for it arrives before the Query answer.
       const c = new GatewayClient({ url: h.url, token: h.token, sessionName: "dup" });
       const log = recorder(c);

@@ -23,11 +23,13 @@ describe("amend in place", () => {
     const o = acked(store, 1);
     expect(store.requestAmend(o.clientId, 1010, 14).kind).toBe("send");
     expect(o.status).toBe(Status.PendingReplace);
-    expect([o.priceTicks, o.qtyLots, o.amendPriceTicks, o.amendQtyLots]).toEqual([1000, 10, 1010, 14]);
+    expect([o.priceTicks, o.qtyLots, o.extra.amendPriceTicks, o.extra.amendQtyLots]).toEqual([
+      1000, 10, 1010, 14,
+    ]);
     expect(rec.updates.at(-1)).toMatchObject({ status: Status.PendingReplace, cause: Ev.AmendRequested });
     store.amendOutcome(o.clientId, Ev.AmendAcked);
     expect(o.status).toBe(Status.New);
-    expect([o.priceTicks, o.qtyLots, o.leavesLots, o.amendQtyLots]).toEqual([1010, 14, 14, 0]);
+    expect([o.priceTicks, o.qtyLots, o.leavesLots, o.extra.amendQtyLots]).toEqual([1010, 14, 14, 0]);
   });
 
   it("the venue's no leaves the order as it was, working", () => {
@@ -37,7 +39,7 @@ describe("amend in place", () => {
     store.requestAmend(o.clientId, 0, 5);
     store.amendOutcome(o.clientId, Ev.AmendRejected, undefined, "too late");
     expect(o.status).toBe(Status.PartiallyFilled);
-    expect([o.priceTicks, o.qtyLots, o.leavesLots, o.amendQtyLots]).toEqual([1000, 10, 8, 0]);
+    expect([o.priceTicks, o.qtyLots, o.leavesLots, o.extra.amendQtyLots]).toEqual([1000, 10, 8, 0]);
   });
 
   it("an unknown outcome stays PendingReplace and needs resolution after the deadline", () => {
@@ -57,7 +59,7 @@ describe("amend in place", () => {
     fill(store, o, 10, "e1");
     expect(o.filledLots).toBe(10);
     expect(o.status).toBe(Status.PendingReplace);
-    expect(o.overfilled).toBe(false);
+    expect(o.extra.overfilled).toBe(false);
     expect(rec.fills.map((f) => f.lots)).toEqual([10]);
     store.amendOutcome(o.clientId, Ev.AmendAcked);
     expect([o.status, o.qtyLots, o.leavesLots]).toEqual([Status.PartiallyFilled, 15, 5]);
@@ -124,7 +126,7 @@ describe("amend guard", () => {
     priceTicks: 1000,
     qtyLots: 10,
     filledLots: 2,
-    replacedBy: 0,
+    extra: { replacedBy: 0 },
   };
   const code = (o: typeof base | undefined, px: number, qty: number) => {
     const d = amendGuard(o, px, qty);
@@ -139,7 +141,9 @@ describe("amend guard", () => {
       expect(code({ ...base, status: s }, 1001, 0)).toBe("CANCEL_PENDING");
     expect(code({ ...base, status: Status.ExpirationRaised }, 1001, 0)).toBe("EXPIRATION_RAISED");
     expect(code({ ...base, status: Status.PendingReplace }, 1001, 0)).toBe("AMEND_PENDING");
-    expect(code({ ...base, replacedBy: 9, status: Status.PendingCancel }, 1001, 0)).toBe("AMEND_PENDING");
+    expect(code({ ...base, extra: { replacedBy: 9 }, status: Status.PendingCancel }, 1001, 0)).toBe(
+      "AMEND_PENDING",
+    );
     for (const s of [Status.PendingNew, Status.Unknown])
       expect(code({ ...base, status: s }, 1001, 0)).toBe("NOT_WORKING");
     expect(code({ ...base, cancelHeld: true }, 1001, 0)).toBe("CANCEL_PENDING");
@@ -163,7 +167,7 @@ describe("amend guard", () => {
       kind: "reject",
       code: "QTY_NOT_ABOVE_FILLED",
     });
-    expect([o.status, o.amendQtyLots, o.amendSentNs, rec.updates.length]).toEqual([
+    expect([o.status, o.extra.amendQtyLots, o.extra.amendSentNs, rec.updates.length]).toEqual([
       Status.PartiallyFilled,
       0,
       0,
@@ -177,7 +181,7 @@ describe("cancel-replace marking", () => {
     const { store } = storeWithRecorder();
     const o = acked(store, 1);
     expect(store.requestAmend(o.clientId, 1005, 12, 7).kind).toBe("send");
-    expect([o.status, o.replacedBy, o.amendPriceTicks, o.amendQtyLots]).toEqual([
+    expect([o.status, o.extra.replacedBy, o.extra.amendPriceTicks, o.extra.amendQtyLots]).toEqual([
       Status.PendingCancel,
       7,
       1005,
@@ -188,8 +192,8 @@ describe("cancel-replace marking", () => {
     store.cancelOutcome(o.clientId, Ev.CancelAcked);
     store.apply(ev(Ev.VenueCancelled, { clientId: o.clientId, cumLots: 0 }, Source.Stream));
     // The target is kept for the replacement until the engine ends the replace.
-    expect([o.status, o.replacedBy, o.amendQtyLots]).toEqual([Status.Cancelled, 7, 12]);
+    expect([o.status, o.extra.replacedBy, o.extra.amendQtyLots]).toEqual([Status.Cancelled, 7, 12]);
     store.endReplace(o);
-    expect([o.replacedBy, o.amendPriceTicks, o.amendQtyLots]).toEqual([0, 0, 0]);
+    expect([o.extra.replacedBy, o.extra.amendPriceTicks, o.extra.amendQtyLots]).toEqual([0, 0, 0]);
   });
 });

@@ -155,7 +155,7 @@ describe("resolution policy", () => {
   const o = (status: Status, sends = 1, resolveAttempts = 0) => ({
     status,
     sends,
-    resolveAttempts,
+    extra: { resolveAttempts },
     exchangeId: "",
   });
   it("never treats a network error as not-found", () => {

@@ -1,11 +1,21 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { Ev, newOrder, type Order, OrderStore, Source, Status } from "../../src/orders/index.js";
+import {
+  clearAmendTarget,
+  Ev,
+  NO_EXTRA,
+  newOrder,
+  type OrderExtra,
+  OrderStore,
+  ownExtra,
+  Source,
+  Status,
+} from "../../src/orders/index.js";
 import { ev, req, storeWithRecorder } from "./helpers.js";
 
-/** The fields an order keeps apart until one changes (order.ts, OrderExtras), with a value each. */
-const RARE: [keyof Order, unknown, unknown][] = [
+/** The fields an order keeps apart until one changes (order.ts, OrderExtra), with a value each. */
+const RARE: [keyof OrderExtra, unknown, unknown][] = [
   ["execLots", 0, 3],
   ["avgPxTicks", 0, 1000.5],
   ["fees", 0, 0.25],
@@ -27,28 +37,45 @@ describe("Order record: the rarely used fields", () => {
   it("start at their defaults, and a write to one order's reaches no other order", () => {
     const a = newOrder("a", req(1), 5);
     const b = newOrder("b", req(2), 6);
+    expect(a.extra).toBe(NO_EXTRA);
     for (const [name, def, value] of RARE) {
-      expect(a[name], name).toBe(def);
-      (a as unknown as Record<string, unknown>)[name] = value;
-      expect(a[name], name).toBe(value);
-      expect(b[name], name).toBe(def);
+      expect(a.extra[name], name).toBe(def);
+      (ownExtra(a) as unknown as Record<string, unknown>)[name] = value;
+      expect(a.extra[name], name).toBe(value);
+      expect(b.extra[name], name).toBe(def);
     }
+    expect(a.extra).not.toBe(NO_EXTRA);
+    expect(b.extra).toBe(NO_EXTRA);
     const c = newOrder("c", req(3), 7);
-    for (const [name, def] of RARE) expect(c[name], name).toBe(def);
-    expect(c.execIds.size).toBe(0);
-    expect(c.execRing).toHaveLength(0);
+    for (const [name, def] of RARE) expect(c.extra[name], name).toBe(def);
+    expect(c.extra.execIds.size).toBe(0);
+    expect(c.extra.execRing).toHaveLength(0);
   });
 
-  it("a write of the default value leaves the order as it was; a later write still reads back", () => {
+  it("the shared defaults refuse a write that bypassed ownExtra; clearing an amend target makes no extra", () => {
     const a = newOrder("a", req(1), 5);
-    a.amendPriceTicks = 0;
-    a.amendQtyLots = 0;
-    a.rejectReason = "";
-    expect(a.amendPriceTicks).toBe(0);
-    a.amendQtyLots = 7;
-    a.amendQtyLots = 0;
-    expect(a.amendQtyLots).toBe(0);
-    expect(newOrder("b", req(2), 6).amendQtyLots).toBe(0);
+    expect(() => {
+      (a.extra as OrderExtra).fees = 1;
+    }).toThrow(TypeError);
+    expect(NO_EXTRA.fees).toBe(0);
+    clearAmendTarget(a);
+    expect(a.extra).toBe(NO_EXTRA);
+    ownExtra(a).amendQtyLots = 7;
+    ownExtra(a).amendPriceTicks = 1010;
+    clearAmendTarget(a);
+    expect([a.extra.amendPriceTicks, a.extra.amendQtyLots]).toEqual([0, 0]);
+  });
+
+  it("an order created, acked and cancelled keeps the shared defaults", () => {
+    const { store } = storeWithRecorder();
+    const a = store.create(req(1), 1);
+    store.markSent(a.clientId, 2);
+    store.ackCreate(a.clientId, "XA", 3);
+    expect(store.requestCancel(a.clientId, 4).kind).toBe("send");
+    store.cancelOutcome(a.clientId, Ev.CancelAcked, 5);
+    store.apply(ev(Ev.VenueCancelled, { exchangeId: "XA", cumLots: 0, tsNs: 6 }, Source.Stream));
+    expect(a.status).toBe(Status.Cancelled);
+    expect(a.extra).toBe(NO_EXTRA);
   });
 
   it("fills, execution ids and an amend through the store stay with their order", () => {
@@ -74,21 +101,19 @@ describe("Order record: the rarely used fields", () => {
     expect(a).toMatchObject({
       status: Status.PartiallyFilled,
       filledLots: 6,
-      execLots: 6,
-      lastFillLots: 2,
-      firstFillNs: 3,
+      extra: { execLots: 6, lastFillLots: 2, firstFillNs: 3 },
     });
-    expect(a.avgPxTicks).toBeCloseTo(1001, 9);
-    expect([...a.execIds]).toEqual(["e1", "e2"]);
+    expect(a.extra.avgPxTicks).toBeCloseTo(1001, 9);
+    expect([...a.extra.execIds]).toEqual(["e1", "e2"]);
     // The same execution id on the other order is its own first execution, not a duplicate.
     store.apply(
       ev(Ev.Fill, { exchangeId: "XB", execId: "e1", lots: 1, pxTicks: 1000, tsNs: 5 }, Source.Stream),
     );
-    expect(b).toMatchObject({ filledLots: 1, execLots: 1, avgPxTicks: 1000, firstFillNs: 5 });
-    expect([...b.execIds]).toEqual(["e1"]);
+    expect(b).toMatchObject({ filledLots: 1, extra: { execLots: 1, avgPxTicks: 1000, firstFillNs: 5 } });
+    expect([...b.extra.execIds]).toEqual(["e1"]);
     expect(store.requestAmend(b.clientId, 1005, 10, 0, 6).kind).toBe("send");
-    expect(b.amendPriceTicks).toBe(1005);
-    expect(a.amendPriceTicks).toBe(0);
+    expect(b.extra.amendPriceTicks).toBe(1005);
+    expect(a.extra.amendPriceTicks).toBe(0);
   });
 
   it("an acked order with no fill or amend keeps under 840 bytes", async () => {

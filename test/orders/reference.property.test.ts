@@ -323,7 +323,7 @@ describe("reference model: shuffled, duplicated, dropped venue events + final sn
         expect(STATUS_NAMES[order.status], label).toBe(STATUS_NAMES[t0.final]);
         expect(order.filledLots, label).toBe(t0.filled);
         expect(sum.lots, label).toBe(t0.filled);
-        expect(order.overfilled).toBe(false);
+        expect(order.extra.overfilled).toBe(false);
         expect(store2.orphanCount).toBe(0);
       }),
       { numRuns: 3000 },

@@ -46,10 +46,10 @@ describe("OrderStore: lifecycle", () => {
       status: Status.Filled,
       filledLots: 10,
       leavesLots: 0,
-      firstFillNs: 7,
       doneNs: 8,
+      extra: { firstFillNs: 7 },
     });
-    expect(o.avgPxTicks).toBeCloseTo(1006, 9);
+    expect(o.extra.avgPxTicks).toBeCloseTo(1006, 9);
     expect(rec.fills.map((f) => f.lots)).toEqual([4, 6]);
     expect(store.dropCount("duplicate_exec")).toBe(1);
     expect(store.liveOrders(1)).toHaveLength(0);
@@ -104,7 +104,7 @@ describe("OrderStore: lifecycle", () => {
     const { store, rec } = storeWithRecorder();
     const o = store.create(req(1));
     store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: "X" }, Source.Rest));
-    expect(o).toMatchObject({ lastFillPxTicks: 0, lastFillLots: 0, lastFillMs: 0 });
+    expect(o).toMatchObject({ extra: { lastFillPxTicks: 0, lastFillLots: 0, lastFillMs: 0 } });
     // An execution: its execTime.
     store.apply(
       ev(Ev.Fill, {
@@ -116,7 +116,9 @@ describe("OrderStore: lifecycle", () => {
         venueMs: 1_700_000_000_111,
       }),
     );
-    expect(o).toMatchObject({ lastFillPxTicks: 1000, lastFillLots: 4, lastFillMs: 1_700_000_000_111 });
+    expect(o).toMatchObject({
+      extra: { lastFillPxTicks: 1000, lastFillLots: 4, lastFillMs: 1_700_000_000_111 },
+    });
     expect(rec.fills[0]!.venueMs).toBe(1_700_000_000_111);
     // A cumulative record: the delta at the price implied by the new average, at the record's update time.
     store.apply(
@@ -128,8 +130,8 @@ describe("OrderStore: lifecycle", () => {
         venueMs: 1_700_000_000_222,
       }),
     );
-    expect(o).toMatchObject({ lastFillLots: 2, lastFillMs: 1_700_000_000_222 });
-    expect(o.lastFillPxTicks).toBeCloseTo(1006, 9);
+    expect(o).toMatchObject({ extra: { lastFillLots: 2, lastFillMs: 1_700_000_000_222 } });
+    expect(o.extra.lastFillPxTicks).toBeCloseTo(1006, 9);
     expect(rec.fills[1]).toMatchObject({ lots: 2, synthetic: true, venueMs: 1_700_000_000_222 });
     // Its fee: the record's cumulative fee less what the execution already carried.
     expect(rec.fills[1]!.fee).toBeCloseTo(0.3, 12);
@@ -164,7 +166,12 @@ describe("OrderStore: lifecycle", () => {
     store.apply(ev(Ev.Fill, { clientId: o.clientId, exchangeId: "X", execId: "a", lots: 5, pxTicks: 1 }));
     const r = store.apply(ev(Ev.Fill, { exchangeId: "X", execId: "b", lots: 2, pxTicks: 1 }));
     expect(r.overfill).toBe(true);
-    expect(o).toMatchObject({ status: Status.Filled, filledLots: 7, leavesLots: 0, overfilled: true });
+    expect(o).toMatchObject({
+      status: Status.Filled,
+      filledLots: 7,
+      leavesLots: 0,
+      extra: { overfilled: true },
+    });
     expect(store.stats.overfills).toBe(1);
   });
 
@@ -234,7 +241,7 @@ describe("OrderStore: cancels", () => {
     expect(o).toMatchObject({
       status: Status.Rejected,
       cancelHeld: false,
-      rejectReason: "insufficient balance",
+      extra: { rejectReason: "insufficient balance" },
     });
     expect(rec.released).toEqual([]);
   });
@@ -478,7 +485,7 @@ describe("OrderStore: REST shorthands for the engine", () => {
     store.markSent(b.clientId, 4); // same-id resend
     expect(b.sends).toBe(2);
     store.rejectCreate(b.clientId, "bad price", 5);
-    expect(b).toMatchObject({ status: Status.Rejected, rejectReason: "bad price", doneNs: 5 });
+    expect(b).toMatchObject({ status: Status.Rejected, doneNs: 5, extra: { rejectReason: "bad price" } });
     // A REST outcome for an id the store never minted is counted, not kept.
     expect(store.ackCreate("ghost", "XG")).toMatchObject({ order: undefined, buffered: false });
     expect(store.orphanCount).toBe(0);

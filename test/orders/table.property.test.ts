@@ -10,6 +10,7 @@ import {
   Ev,
   type Order,
   OrderStore,
+  ownExtra,
   renderTransitionTable,
   Source,
   STATUS_COUNT,
@@ -25,7 +26,7 @@ function orderIn(store: OrderStore, s: Status, n: number, filled = 0): Order {
   store.apply(ev(Ev.CreateAcked, { clientId: o.clientId, exchangeId: `X${n}` }, Source.Rest));
   o.status = s;
   o.filledLots = filled;
-  o.execLots = filled;
+  ownExtra(o).execLots = filled;
   o.leavesLots = 10 - filled;
   return o;
 }

@@ -100,7 +100,7 @@ describe("OrderFeed with shuffled, duplicated and dropped Spot records", () => {
         expect(STATUS_NAMES[o.status]).toBe(STATUS_NAMES[want]);
         expect(o.filledLots).toBe(finalCum);
         expect(reported).toBe(finalCum);
-        expect(o.overfilled).toBe(false);
+        expect(o.extra.overfilled).toBe(false);
         expect(feed.stats.malformed).toBe(0);
       }),
       { numRuns: 400 },

@@ -57,7 +57,7 @@ describe("venue poller, live mode", () => {
     expect(o.status).toBe(Status.Filled);
     expect(o.filledLots).toBe(30);
     // Fills came from executions (with ids), not only the cumulative record.
-    expect(o.execLots).toBe(30);
+    expect(o.extra.execLots).toBe(30);
     expect(poller.stats.executions).toBeGreaterThanOrEqual(2);
     expect(poller.lastFillMs).toBeGreaterThan(0);
     // A further round with nothing live sends nothing.
@@ -136,7 +136,7 @@ describe("Reconciler (HFT)", () => {
     );
     expect(o.status).toBe(Status.PartiallyFilled);
     expect(o.filledLots).toBe(5);
-    expect(o.execLots).toBe(5);
+    expect(o.extra.execLots).toBe(5);
     // Ours once, plus the counterparty's order.
     expect(rig.sim.counters.ordersCreated("hft")).toBe(created + 2);
     const r = await call(

@@ -111,7 +111,7 @@ describe("Spot order stream into the store", () => {
     const truth = await simSpotOrder(rig, o.clientId);
     expect(truth.status).toBe("EXECUTED");
     expect(o.filledLots).toBe(Math.round(truth.executed_qty / 0.00001));
-    expect(o.overfilled).toBe(false);
+    expect(o.extra.overfilled).toBe(false);
     const c = rig.sim.counters.streams;
     expect(c.duplicated + c.reordered).toBeGreaterThan(0);
     // Duplicates and stale statuses were dropped by the table, not applied twice.

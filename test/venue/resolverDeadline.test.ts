@@ -126,7 +126,7 @@ describe("resolver: no verdict while a request may still be answered", () => {
     }
     expect(t.resends).toEqual([]);
     expect(t.order.status).toBe(Status.Unknown);
-    expect(t.order.resolveAttempts).toBe(0); // waiting is not one of the bounded attempts
+    expect(t.order.extra.resolveAttempts).toBe(0); // waiting is not one of the bounded attempts
     expect(t.journal).toEqual([]);
   });
 
