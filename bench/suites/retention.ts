@@ -1,6 +1,7 @@
 /**
  * What keeping finished orders costs: an OrderStore fed N orders (created, sent, acked, filled) with
- * every finished order kept, against the same with `forgetFinished` bounding the finished ones
+ * every finished order kept (and once more with every order cancelled without a fill instead),
+ * against the same with `forgetFinished` bounding the finished ones
  * (orders.keepFinishedMax). Reports the heap each holds after a full collection, bytes per finished
  * order kept, and how long a full (forced, non-incremental) collection takes with each heap: the work
  * of the major GC grows with what the store holds. Same process, same run: ratios, not absolutes.
@@ -27,12 +28,30 @@ const gc = runInNewContext("gc") as () => void;
 /** To two decimals. */
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
-/** Order `i` through the store: created, sent, acked, filled (finished). `ev`: a scratch event. */
-function one(store: OrderStore, i: number, ev: OrderEvent): void {
+/** How an order of the suite finishes: filled, or cancelled without a fill (a quoting strategy's most). */
+type End = "filled" | "cancelled";
+
+/** Order `i` through the store: created, sent, acked, then filled or cancelled (finished). `ev`: a scratch event. */
+function one(store: OrderStore, i: number, ev: OrderEvent, end: End = "filled"): void {
   const t = i * 1000;
   const o = store.create(spotRequest(i, 100, 10), t);
   store.markSent(o.clientId, t + 1);
-  store.ackCreate(o.clientId, `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, t + 2);
+  const exchangeId = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+  store.ackCreate(o.clientId, exchangeId, t + 2);
+  if (end === "cancelled") {
+    store.requestCancel(o.clientId, t + 3);
+    store.cancelOutcome(o.clientId, Ev.CancelAcked, t + 4);
+    Object.assign(ev, newEvent(), {
+      kind: Ev.VenueCancelled,
+      clientId: o.clientId,
+      exchangeId,
+      cumLots: 0,
+      tsNs: t + 5,
+      source: Source.Stream,
+    });
+    store.apply(ev);
+    return;
+  }
   Object.assign(ev, newEvent(), {
     kind: Ev.Fill,
     clientId: o.clientId,
@@ -45,10 +64,10 @@ function one(store: OrderStore, i: number, ev: OrderEvent): void {
   store.apply(ev);
 }
 
-function feed(store: OrderStore, n: number, keep: number | undefined): void {
+function feed(store: OrderStore, n: number, keep: number | undefined, end: End = "filled"): void {
   const ev = newEvent();
   for (let i = 1; i <= n; i++) {
-    one(store, i, ev);
+    one(store, i, ev, end);
     // As the engine's once-a-second sweep would, every thousand orders here.
     if (keep !== undefined && i % 1000 === 0) store.forgetFinished(0, keep);
   }
@@ -142,12 +161,12 @@ function fullGcMs(): number {
   return Math.round(ts.sort((a, b) => a - b)[2]! * 10) / 10;
 }
 
-function measure(keep: number | undefined): Record<string, number> {
+function measure(keep: number | undefined, end: End = "filled"): Record<string, number> {
   gc();
   gc();
   const h0 = process.memoryUsage().heapUsed;
   const store = new OrderStore({ maxOrphans: 10 });
-  feed(store, ORDERS, keep);
+  feed(store, ORDERS, keep, end);
   gc();
   gc();
   const held = process.memoryUsage().heapUsed - h0;
@@ -192,6 +211,8 @@ export async function run(): Promise<Record<string, unknown>> {
     steady_sharded: await steady(32),
     forget_1000_per_call: forgetCost(),
     every_finished_kept: all,
+    // The same with every order cancelled without a fill: what most of a quoting strategy's orders keep.
+    every_cancelled_kept: measure(undefined, "cancelled"),
     finished_bounded: bounded,
     heap_ratio_kept_vs_bounded: Math.round((all.heap_held_mb! / bounded.heap_held_mb!) * 10) / 10,
     full_gc_ratio_kept_vs_bounded: Math.round((all.full_gc_ms! / bounded.full_gc_ms!) * 10) / 10,
