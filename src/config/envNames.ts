@@ -48,7 +48,7 @@ export const OTHER_ENV_NAMES: readonly OtherEnvName[] = [
   {
     name: "HFTGATE_BENCH_ROTATE_ALL",
     readBy: "bench",
-    doc: "1: the e2e suite's forwarders (the gateway's same-driver session, the bare forwarders) take turns at going first in its timed blocks, rotated every block (diagnosis of a place effect)",
+    doc: "0: the e2e suite's forwarders (the gateway's same-driver session, the bare forwarders) keep fixed places in its timed blocks, as runs before the default changed did; by default they take turns at going first, rotated every block",
   },
   {
     name: "HFTGATE_BENCH_BARE_POLLUTE_KB",
