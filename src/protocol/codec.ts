@@ -101,33 +101,20 @@ function compileFields(msgName: string, fields: readonly FieldDef[], start: numb
 
 // ---- field codecs: the ops read in a loop (where code cannot be generated) ----
 
+/**
+ * The writer of each fixed-size integer kind, by kind code (K_U8 … K_U32): the loop calls them, the
+ * generated writers name them.
+ */
+const PUT_BY_KIND = [putU8, putI8, putU16, putU32] as const;
+
 function writeOps(b: Buffer, ops: readonly Op[], base: number, body: Record<string, unknown>): void {
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
     const off = base + op.off;
     const v = body[op.name];
-    switch (op.k) {
-      case K_U8:
-        putU8(b, (v as number) ?? 0, off);
-        break;
-      case K_I8:
-        putI8(b, (v as number) ?? 0, off);
-        break;
-      case K_U16:
-        putU16(b, (v as number) ?? 0, off);
-        break;
-      case K_U32:
-        putU32(b, (v as number) ?? 0, off);
-        break;
-      case K_U64:
-        writeInt53(b, off, (v as number) ?? 0, false);
-        break;
-      case K_I64:
-        writeInt53(b, off, (v as number) ?? 0, true);
-        break;
-      default:
-        writeChar(b, off, op.size, v as string | undefined);
-    }
+    if (op.k <= K_U32) PUT_BY_KIND[op.k]!(b, (v as number) ?? 0, off);
+    else if (op.k === K_U64 || op.k === K_I64) writeInt53(b, off, (v as number) ?? 0, op.k === K_I64);
+    else writeChar(b, off, op.size, v as string | undefined);
   }
 }
 
@@ -225,27 +212,21 @@ function genReader(ops: readonly Op[], label: string): FieldReader {
   )(readU53, readI53, readChar) as FieldReader;
 }
 
-/** The writer of each fixed-size integer kind, by kind code (K_U8 … K_U32). */
-const PUT_BY_KIND = ["putU8", "putI8", "putU16", "putU32"];
-
 function genWriter(ops: readonly Op[], label: string): FieldWriter {
   let src = "";
   for (const op of ops) {
     const at = `base + ${op.off}`;
     const v = `body[${q(op.name)}]`;
-    if (op.k <= K_U32) src += `${PUT_BY_KIND[op.k]}(b, ${v} ?? 0, ${at});\n`;
+    if (op.k <= K_U32) src += `${PUT_BY_KIND[op.k]!.name}(b, ${v} ?? 0, ${at});\n`;
     else if (op.k === K_U64 || op.k === K_I64) src += `writeInt53(b, ${at}, ${v} ?? 0, ${op.k === K_I64});\n`;
     else src += `writeChar(b, ${at}, ${op.size}, ${v});\n`;
   }
   return new Function(
-    "putU8",
-    "putI8",
-    "putU16",
-    "putU32",
+    ...PUT_BY_KIND.map((f) => f.name),
     "writeInt53",
     "writeChar",
     `return function write_${ident(label)}(b, base, body) {\n${src}};\n//# sourceURL=${GENERATED_AT}${label}.write.js`,
-  )(putU8, putI8, putU16, putU32, writeInt53, writeChar) as FieldWriter;
+  )(...PUT_BY_KIND, writeInt53, writeChar) as FieldWriter;
 }
 
 /**
