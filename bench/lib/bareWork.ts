@@ -23,6 +23,7 @@ import type { Instrument } from "../../src/domain/types.js";
 import { CreateRecords } from "../../src/engine/createRecords.js";
 import { StepFormatter } from "../../src/engine/instruments.js";
 import { recordAnswer } from "../../src/engine/venueRequest.js";
+import { SIDE_TO_WIRE, TIF_TO_WIRE, TYPE_TO_WIRE } from "../../src/engine/wireMap.js";
 import { ReplayRing } from "../../src/gateway/ring.js";
 import { windowAddon } from "../../src/journal/mappedWindow.js";
 import { Journal } from "../../src/journal/writer.js";
@@ -296,7 +297,7 @@ export class GatewayWork {
       this.doJournal ? this.journal : undefined,
       w,
       "cancel",
-      "spot.cancel",
+      "hft.cancel",
       undefined,
       rttNs,
       answer,
@@ -309,9 +310,9 @@ export class GatewayWork {
         requestId: 0,
         instrumentId: w.instrumentId,
         status: OrderStatus.Cancelled,
-        side: w.side === "buy" ? 1 : 2,
-        ordType: 1,
-        tif: 1,
+        side: SIDE_TO_WIRE[w.side],
+        ordType: TYPE_TO_WIRE.limit,
+        tif: TIF_TO_WIRE.GTC,
         exchangeOrderId: w.exchangeId,
         priceTicks: w.priceTicks,
         qtyLots: w.qtyLots,
