@@ -36,28 +36,29 @@ export class FillBook {
    */
   exec(o: Order, ev: OrderEvent, r: ApplyResult, code: number): boolean {
     const id = ev.execId;
+    if (id !== "" && o.extra.execIds.has(id)) {
+      this.dropCounts[DROP_REASON_INDEX.duplicate_exec]! += 1;
+      r.drop = "duplicate_exec";
+      return false;
+    }
+    const x = ownExtra(o);
     if (id !== "") {
-      if (o.extra.execIds.has(id)) {
-        this.dropCounts[DROP_REASON_INDEX.duplicate_exec]! += 1;
-        r.drop = "duplicate_exec";
-        return false;
+      if (x.execIds === NO_EXEC_IDS) {
+        x.execIds = new Set();
+        x.execRing = [];
       }
-      if (o.extra.execIds === NO_EXEC_IDS) {
-        ownExtra(o).execIds = new Set();
-        ownExtra(o).execRing = [];
-      }
-      o.extra.execIds.add(id);
-      if (o.extra.execRing.length < this.maxExecIds) o.extra.execRing.push(id);
+      x.execIds.add(id);
+      if (x.execRing.length < this.maxExecIds) x.execRing.push(id);
       else {
-        o.extra.execIds.delete(o.extra.execRing[o.extra.execRingPos]!);
-        o.extra.execRing[o.extra.execRingPos] = id;
-        ownExtra(o).execRingPos = (o.extra.execRingPos + 1) % this.maxExecIds;
+        x.execIds.delete(x.execRing[x.execRingPos]!);
+        x.execRing[x.execRingPos] = id;
+        x.execRingPos = (x.execRingPos + 1) % this.maxExecIds;
       }
     }
-    ownExtra(o).execLots += ev.lots;
+    x.execLots += ev.lots;
     const fee = Math.max(ev.fee, 0);
-    ownExtra(o).fees += fee;
-    const delta = o.extra.execLots - o.filledLots;
+    x.fees += fee;
+    const delta = x.execLots - o.filledLots;
     if (delta <= 0) {
       this.dropCounts[DROP_REASON_INDEX.fill_covered_by_cum]! += 1;
       r.drop = "fill_covered_by_cum";
@@ -65,7 +66,7 @@ export class FillBook {
     }
     const lots = Math.min(delta, ev.lots);
     const newFilled = o.filledLots + lots;
-    ownExtra(o).avgPxTicks = (o.extra.avgPxTicks * o.filledLots + ev.pxTicks * lots) / newFilled;
+    x.avgPxTicks = (x.avgPxTicks * o.filledLots + ev.pxTicks * lots) / newFilled;
     this.addFilled(o, lots, r, ev.tsNs);
     o.status = targetStatus(o, code);
     const f = this.report;
@@ -113,9 +114,10 @@ export class FillBook {
   /** The order keeps its latest fill (OrderUpdate's lastFill fields); the report gets the venue time. */
   private noteLastFill(o: Order, f: FillReport, venueMs: number): void {
     f.venueMs = venueMs > 0 ? venueMs : 0;
-    ownExtra(o).lastFillPxTicks = f.pxTicks;
-    ownExtra(o).lastFillLots = f.lots;
-    ownExtra(o).lastFillMs = f.venueMs;
+    const x = ownExtra(o);
+    x.lastFillPxTicks = f.pxTicks;
+    x.lastFillLots = f.lots;
+    x.lastFillMs = f.venueMs;
   }
 
   /** Filled and leaves quantities, counters, and the overfill guard. */

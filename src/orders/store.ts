@@ -227,12 +227,13 @@ export class OrderStore {
     const o = this.byClient.get(clientId);
     const d = amendGuard(o, priceTicks, qtyLots);
     if (o === undefined || d.kind === "reject") return d;
-    ownExtra(o).amendPriceTicks = priceTicks === o.priceTicks ? 0 : priceTicks;
-    ownExtra(o).amendQtyLots = qtyLots === o.qtyLots ? 0 : qtyLots;
-    ownExtra(o).amendSentNs = nowNs;
+    const x = ownExtra(o);
+    x.amendPriceTicks = priceTicks === o.priceTicks ? 0 : priceTicks;
+    x.amendQtyLots = qtyLots === o.qtyLots ? 0 : qtyLots;
+    x.amendSentNs = nowNs;
     const prev = o.status;
     if (replaceBy > 0) {
-      ownExtra(o).replacedBy = replaceBy;
+      x.replacedBy = replaceBy;
       o.status = Status.PendingCancel;
       o.cancelSentNs = nowNs;
       this.applier.statusChanged(o, prev, Ev.CancelRequested, nowNs);
@@ -245,7 +246,8 @@ export class OrderStore {
 
   /** A cancel-replace is over (replaced, refused, abandoned): the order is an ordinary one again. */
   endReplace(o: Order): void {
-    ownExtra(o).replacedBy = 0;
+    // A reset to the default: no extra object made for it (as clearAmendTarget).
+    if (o.extra.replacedBy !== 0) ownExtra(o).replacedBy = 0;
     clearAmendTarget(o);
   }
 
