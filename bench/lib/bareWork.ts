@@ -297,7 +297,8 @@ export class GatewayWork {
       this.doJournal ? this.journal : undefined,
       w,
       "cancel",
-      "hft.cancel",
+      // The bare wire's cancel is Spot's DELETE (procs/bare.ts), as its request record says.
+      "spot.cancel",
       undefined,
       rttNs,
       answer,
