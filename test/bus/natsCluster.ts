@@ -17,6 +17,11 @@ export interface NatsNode {
   proc: ChildProcess | undefined;
 }
 
+/** A node ended before it said it was ready (a port taken, a bad config). */
+class NodeExitError extends Error {
+  override readonly name = "NodeExitError";
+}
+
 export class NatsCluster {
   private constructor(
     readonly dir: string,
@@ -39,19 +44,28 @@ export class NatsCluster {
   ): Promise<NatsCluster> {
     const bin = findNatsServer();
     if (bin === undefined) throw new Error("nats-server not installed");
-    const dir = mkdtempSync(join(tmpdir(), "hftgate-bus-"));
-    const nodes: NatsNode[] = [];
-    for (let i = 0; i < size; i++)
-      nodes.push({
-        name: `n${i + 1}`,
-        port: await freePort(),
-        clusterPort: await freePort(),
-        proc: undefined,
-      });
-    const c = new NatsCluster(dir, nodes, bin, env);
-    for (const n of nodes) c.writeConf(n, users);
-    await Promise.all(nodes.map((n) => c.spawn(n)));
-    return c;
+    for (let attempt = 1; ; attempt++) {
+      const dir = mkdtempSync(join(tmpdir(), "hftgate-bus-"));
+      const nodes: NatsNode[] = [];
+      const taken = new Set<number>();
+      const port = async (): Promise<number> => {
+        let p = await freePort();
+        while (taken.has(p)) p = await freePort();
+        taken.add(p);
+        return p;
+      };
+      for (let i = 0; i < size; i++)
+        nodes.push({ name: `n${i + 1}`, port: await port(), clusterPort: await port(), proc: undefined });
+      const c = new NatsCluster(dir, nodes, bin, env);
+      for (const n of nodes) c.writeConf(n, users);
+      const started = await Promise.allSettled(nodes.map((n) => c.spawn(n)));
+      const failed = started.find((r) => r.status === "rejected");
+      if (failed === undefined) return c;
+      await c.stop();
+      // A port found free can be taken by another test's server before nats-server binds it:
+      // the whole cluster again on new ports (every node's routes name the others' ports), a few times.
+      if (attempt >= 3 || !(failed.reason instanceof NodeExitError)) throw failed.reason;
+    }
   }
 
   private writeConf(n: NatsNode, users: NatsUserEntry[] | string): void {
@@ -96,7 +110,7 @@ export class NatsCluster {
       });
       p.once("exit", (code) => {
         clearTimeout(t);
-        reject(new Error(`${n.name} exited (${code}):\n${buf.slice(-2000)}`));
+        reject(new NodeExitError(`${n.name} exited (${code}):\n${buf.slice(-2000)}`));
       });
     });
   }
