@@ -119,22 +119,22 @@ export async function runHftLoad(o: HftLoadOptions): Promise<HftLoadReport> {
   const dir = mkdtempSync(join(tmpdir(), "hftgate-hftload-"));
   const keys = newKeys();
   const cfgFile = join(dir, "config.json");
-  const port = await freePort();
   const echoTimeoutMs = o.echoTimeoutMs ?? 1_000;
-  writeFileSync(
-    cfgFile,
-    JSON.stringify({
-      sim: { nats: o.nats, seed: 7 },
-      keys: { apiKey: keys.apiKey },
-      gateway: { port, token: TOKEN, adminToken: ADMIN_TOKEN, badTokenDelayMs: 50 },
-      journal: { enabled: true, dir: join(dir, "journal"), fsync: "interval", fsyncIntervalMs: 100 },
-      engine: { stateFile: join(dir, "gateway.json") },
-      limits: { enabled: o.limits ?? false },
-      streams: { hftNats: { echoTimeoutMs } },
-      shutdown: { timeoutMs: 3_000 },
-      log: { level: "info", pretty: "false" },
-    }),
-  );
+  const writeConfig = (port: number): void =>
+    writeFileSync(
+      cfgFile,
+      JSON.stringify({
+        sim: { nats: o.nats, seed: 7 },
+        keys: { apiKey: keys.apiKey },
+        gateway: { port, token: TOKEN, adminToken: ADMIN_TOKEN, badTokenDelayMs: 50 },
+        journal: { enabled: true, dir: join(dir, "journal"), fsync: "interval", fsyncIntervalMs: 100 },
+        engine: { stateFile: join(dir, "gateway.json") },
+        limits: { enabled: o.limits ?? false },
+        streams: { hftNats: { echoTimeoutMs } },
+        shutdown: { timeoutMs: 3_000 },
+        log: { level: "info", pretty: "false" },
+      }),
+    );
   const hogs = Array.from({ length: o.hogs ?? 0 }, () => {
     const p = spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore", detached: true });
     trackGroup(p);
@@ -143,7 +143,16 @@ export async function runHftLoad(o: HftLoadOptions): Promise<HftLoadReport> {
   const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(keys) });
   let s: Strategy | undefined;
   try {
-    await gp.start(60_000);
+    // A port found free can be taken before the gateway listens on it: new ports, a few times.
+    for (let attempt = 1; ; attempt++) {
+      writeConfig(await freePort());
+      try {
+        await gp.start(60_000);
+        break;
+      } catch (e) {
+        if (attempt >= 3 || !/could not listen/.test(String(e))) throw e;
+      }
+    }
     const simUrl = loggedUrl(gp.output, "embedded simulator started");
     const natsUrl = loggedUrl(gp.output, "HFT private streams: simulator publishing");
     s = await new Strategy(gp.url, TOKEN, "hft-load").connect();
