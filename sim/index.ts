@@ -4,6 +4,7 @@ export { publicKeyFromHex } from "./auth.js";
 export { type DeepPartial, defaultOptions, resolveOptions, type SimOptions } from "./config.js";
 export type { Exchange } from "./exchange.js";
 export type { FaultKind, FaultRule, StreamFaults } from "./faults.js";
+export { freePort } from "./freePort.js";
 export { type SimHandle, startSimulator } from "./handle.js";
 export { INSTRUMENTS, type SimInstrument } from "./instruments.js";
 export type { NatsBackend, NatsBackendKind, NatsUser } from "./nats/backend.js";
@@ -13,7 +14,7 @@ export {
   NatsEndpoint,
   type NatsEndpointCounters,
 } from "./nats/endpoint.js";
-export { findNatsServer, freePort, NatsExitError, NatsServer } from "./nats/server.js";
+export { findNatsServer, NatsExitError, NatsServer } from "./nats/server.js";
 export {
   type SimNatsMode,
   type SimNatsSetup,

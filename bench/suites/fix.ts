@@ -7,9 +7,9 @@
  * Targets (docs/fix.md): FIX p50 ≤ 1.2× the binary protocol's p50; a NewOrderSingle parsed in ≤ 1 µs.
  */
 import { generateKeyPairSync } from "node:crypto";
-import net from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../../sim/index.js";
 import { loadKeyPair } from "../../src/auth/keys.js";
 import { FixEncoder, FixMessage, type FrameResult, headerOf, readFrame } from "../../src/fix/codec.js";
 import { BENCH_SECRET } from "../lib/benchKeys.js";
@@ -23,16 +23,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 const proc = (f: string) => join(here, "..", "lib", "procs", f);
 const TOKEN = "fix-bench-token";
 const SIZES = { warm: 1_000, blocks: 10, perBlock: 300, codecN: 1_000_000 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** ns per call of `fn`, best of 5 rounds of `n` calls (a shared machine disturbs single rounds). */
 function nsPerOp(n: number, fn: () => void): number {

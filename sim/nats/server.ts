@@ -7,9 +7,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { freePort } from "../freePort.js";
 import { type NatsBackend, type NatsUser, PUBLIC_READER } from "./backend.js";
 import { removeNatsPidFile, type StaleNats, stopStaleNats, writeNatsPidFile } from "./pidFile.js";
 
@@ -27,18 +27,6 @@ export function findNatsServer(): string | undefined {
     }
   }
   return undefined;
-}
-
-/** A free loopback TCP port (the simulator's, the tests' and the bench's servers listen on such). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() => (a !== null && typeof a === "object" ? resolve(a.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 /** nats-server ended before it said it was ready. */
