@@ -4,7 +4,7 @@ export { publicKeyFromHex } from "./auth.js";
 export { type DeepPartial, defaultOptions, resolveOptions, type SimOptions } from "./config.js";
 export type { Exchange } from "./exchange.js";
 export type { FaultKind, FaultRule, StreamFaults } from "./faults.js";
-export { freePort } from "./freePort.js";
+export { ephemeralLow, freePort } from "./freePort.js";
 export { type SimHandle, startSimulator } from "./handle.js";
 export { INSTRUMENTS, type SimInstrument } from "./instruments.js";
 export type { NatsBackend, NatsBackendKind, NatsUser } from "./nats/backend.js";

@@ -1,7 +1,6 @@
 import { createServer, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
-import { ephemeralLow } from "../../sim/freePort.js";
-import { freePort } from "../../sim/index.js";
+import { ephemeralLow, freePort } from "../../sim/index.js";
 
 const listen = (port: number): Promise<Server> =>
   new Promise((resolve, reject) => {
