@@ -39,6 +39,11 @@ const ANSWERS: [string, string, Expect][] = [
   ],
   ["204, no body", "HTTP/1.1 204 No Content\r\nX-A: 1\r\n\r\n", { status: 204, body: "", close: false }],
   [
+    "no reason phrase, the same length twice",
+    "HTTP/1.1 200\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\n{}",
+    { status: 200, body: "{}", close: false },
+  ],
+  [
     "no length: until close",
     "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nto the end",
     { status: 200, body: "to the end", close: true, untilClose: true },
@@ -75,12 +80,21 @@ describe("the fast path's response reader", () => {
     });
   }
 
-  it("a status outside 200–599, a status that is not a number, a negative length: refused", () => {
+  it("a status outside 200–599, a status that is not three digits, a line that is not HTTP/1.x, a negative length, lengths that disagree: refused", () => {
     for (const bad of [
       "HTTP/1.1 100 Continue\r\n\r\n",
       "HTTP/1.1 600 Odd\r\n\r\n",
       "HTTP/1.1 2x0 OK\r\n\r\n",
       "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+      // Digits only: "1:0" would read as 200 by its byte values.
+      "HTTP/1.1 1:0 OK\r\n\r\n",
+      "HTTP/1.1 2000 OK\r\n\r\n",
+      // Not an HTTP/1.x status line.
+      "HXXX/1.1 200 OK\r\n\r\n",
+      "HTTP/2.0 200 OK\r\n\r\n",
+      "HTTP/1.1_200 OK\r\n\r\n",
+      // Two lengths that disagree: where the answer ends is unknown.
+      "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
     ]) {
       expect(read([bad]).result, bad).toBe(MALFORMED);
     }

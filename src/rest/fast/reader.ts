@@ -115,8 +115,9 @@ export class ResponseReader {
   }
 
   private head(b: Buffer, h: number): boolean {
-    // "HTTP/1.1 200 ..." (HTTP/1.0 answers are read alike; their connection closes after).
-    if (h < 12 || b[0] !== 0x48 || b[4] !== 0x2f || b[8] !== 0x20) return false;
+    // "HTTP/1.1 200 ..." (HTTP/1.0 answers are read alike; their connection closes after). Anything
+    // else in the status line is not an answer this reader can trust: refused, the outcome unknown.
+    if (h < 12 || !isStatusLine(b)) return false;
     const s = (b[9]! - 48) * 100 + (b[10]! - 48) * 10 + (b[11]! - 48);
     if (!(s >= 200 && s <= 599)) return false; // 1xx interim answers are not expected here
     this.status = s;
@@ -132,8 +133,10 @@ export class ResponseReader {
         const n = colon - at;
         const c0 = b[at]! | 0x20;
         if (n === 14 && c0 === 0x63 && eqLower(b, at, "content-length")) {
-          length = parseLength(b, colon + 1, eol);
-          if (length < 0) return false;
+          const l = parseLength(b, colon + 1, eol);
+          // Two lengths that disagree leave the answer's end unknown (RFC 9112 §6.3): refused.
+          if (l < 0 || (length >= 0 && l !== length)) return false;
+          length = l;
         } else if (n === 17 && c0 === 0x74 && eqLower(b, at, "transfer-encoding")) {
           chunked = headerValue(b, colon + 1, eol)
             .toLowerCase()
@@ -258,6 +261,14 @@ function parseLength(b: Buffer, from: number, to: number): number {
 }
 
 // The head is a few hundred bytes: plain loops over it cost less than Buffer#indexOf's calls.
+
+/** "HTTP/1.0 " or "HTTP/1.1 ", three digits, then a space or the line's end. */
+function isStatusLine(b: Buffer): boolean {
+  if (b[0] !== 0x48 || b[1] !== 0x54 || b[2] !== 0x54 || b[3] !== 0x50 || b[4] !== 0x2f) return false;
+  if (b[5] !== 0x31 || b[6] !== 0x2e || (b[7] !== 0x30 && b[7] !== 0x31) || b[8] !== 0x20) return false;
+  for (let i = 9; i < 12; i++) if (b[i]! < 0x30 || b[i]! > 0x39) return false;
+  return b[12] === 0x20 || b[12] === 0x0d;
+}
 
 /** Where the first CRLF CRLF starts in `b`, or -1. */
 function headEnd(b: Buffer): number {
