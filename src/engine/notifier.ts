@@ -5,12 +5,12 @@
  */
 import {
   type ApplyResult,
+  acksOwnRequest,
   CreateAnswer,
   type FillReport,
   type Order,
   type OrderEvent,
   type OrderStore,
-  OWN_REQUEST_PENDING,
   Status,
   monoNs as storeNs,
   TERMINAL,
@@ -173,7 +173,7 @@ export class Notifier {
 
   private sendUpdate(o: Order): void {
     // The gateway's own request in flight, which this owner may not want.
-    if (OWN_REQUEST_PENDING[o.status] && !this.d.owners.wantsPending(o)) return;
+    if (acksOwnRequest(o.status, o.cancelSentNs) && !this.d.owners.wantsPending(o)) return;
     this.d.owners.toOwner(o, "OrderUpdate", updateBody(o, this.d.book.byId(o.instrumentId), this.updScratch));
     this.stamp();
   }

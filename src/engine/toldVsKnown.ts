@@ -8,7 +8,7 @@
  */
 import type { JournalRecord } from "../journal/records.js";
 import type { Order, OrderStore } from "../orders/index.js";
-import { OWN_REQUEST_PENDING, Status } from "../orders/status.js";
+import { acksOwnRequest, Status } from "../orders/status.js";
 import { decodeG2C } from "../protocol/codec.js";
 import { LogonOptions, OrderStatus } from "../protocol/schema.js";
 import type { InstrumentBook } from "./instruments.js";
@@ -210,7 +210,10 @@ function tellOne(d: TellDeps, o: Order, t: Told | undefined, sum: ToldSummary, q
   // An Ack alone tells New with nothing filled; an OrderUpdate follows when the store differs.
   const toldStatus = t === undefined || t.status < 0 ? OrderStatus.New : t.status;
   const toldCum = t === undefined ? 0 : t.cumLots;
-  if ((wire !== toldStatus || o.filledLots !== toldCum) && !(quiet && OWN_REQUEST_PENDING[o.status])) {
+  if (
+    (wire !== toldStatus || o.filledLots !== toldCum) &&
+    !(quiet && acksOwnRequest(o.status, o.cancelSentNs))
+  ) {
     d.owners.toOwner(o, "OrderUpdate", updateBody(o, d.book.byId(o.instrumentId)));
     sum.updates++;
   }

@@ -160,6 +160,9 @@ export class EventApplier {
       }
       if (o.status === Status.CancellationRaised || o.status === Status.ExpirationRaised)
         o.cancelHeld = false;
+      // The venue refused the gateway's cancel (back to working): no cancel of ours stands.
+      if (prev === Status.PendingCancel && (o.status === Status.New || o.status === Status.PartiallyFilled))
+        o.cancelSentNs = 0;
     }
     const l = this.listener;
     if (o.createAnswered) l.onUpdate(o, prev, cause);

@@ -78,6 +78,16 @@ export const OWN_REQUEST_PENDING: readonly boolean[] = (() => {
   return t;
 })();
 
+/**
+ * Whether an update in `status` only acknowledges the gateway's own cancel or amend: the two statuses
+ * above, and CancellationRaised while a cancel the gateway sent stands (the venue's CANCELLATION_RAISED
+ * answering it; the protocol shows both as PendingCancel). A cancel the venue raised on its own is news.
+ * `cancelSentNs` is the order's: set when the gateway sends a cancel, 0 again when the venue refuses it.
+ */
+export function acksOwnRequest(status: Status, cancelSentNs: number): boolean {
+  return OWN_REQUEST_PENDING[status] === true || (status === Status.CancellationRaised && cancelSentNs > 0);
+}
+
 /** Statuses in which the order may still trade at the venue (or may exist there): cancel-all targets these. */
 export function isLive(s: Status): boolean {
   return !TERMINAL[s];

@@ -10,7 +10,7 @@ import { Owners } from "../../src/engine/owners.js";
 import { RunState } from "../../src/engine/runState.js";
 import { ToldLedger, tellWhatWasDue } from "../../src/engine/toldVsKnown.js";
 import type { JournalRecord } from "../../src/journal/records.js";
-import { Ev, OrderStore, Source } from "../../src/orders/index.js";
+import { Ev, OrderStore, Source, Status } from "../../src/orders/index.js";
 import { CODES, LogonOptions, OrderStatus } from "../../src/protocol/schema.js";
 import { BTCUSDT } from "../fixtures/instruments.js";
 import { ev } from "../orders/helpers.js";
@@ -90,5 +90,39 @@ describe("told vs known", () => {
     t.store.apply(ev(Ev.VenueCancelled, { exchangeId: "ex-1" }, Source.Stream));
     expect(t.tell()).toMatchObject({ updates: 1 });
     expect(t.sent().at(-1)).toMatchObject({ name: "OrderUpdate", status: OrderStatus.Cancelled });
+  });
+  it("NoPendingUpdates after a restart: the venue's CANCELLATION_RAISED answering the gateway's cancel is not told; one the venue raised itself is, also after a refused cancel", () => {
+    const t = setup(LogonOptions.NoPendingUpdates);
+    const acked = (no: number) => {
+      const o = t.order(no);
+      t.store.ackCreate(o.clientId, `ex-${no}`);
+      t.ledger.note("s", "Ack", { clOrdNo: no, exchangeOrderId: `ex-${no}` });
+      return o;
+    };
+    // The gateway's cancel, acked by the venue (CancellationRaised, shown as PendingCancel): not told.
+    const own = acked(1);
+    t.store.requestCancel(own.clientId);
+    t.store.cancelOutcome(own.clientId, Ev.CancelAcked);
+    expect(t.store.byClientId(own.clientId)!.status).toBe(Status.CancellationRaised);
+    // The same through the venue's stream rather than the REST answer.
+    const ownStream = acked(2);
+    t.store.requestCancel(ownStream.clientId);
+    t.store.apply(ev(Ev.VenueCancellationRaised, { exchangeId: "ex-2" }, Source.Stream));
+    expect(t.store.byClientId(ownStream.clientId)!.status).toBe(Status.CancellationRaised);
+    // The venue raising a cancel of its own, and one after the gateway's cancel was refused: news.
+    acked(3);
+    t.store.apply(ev(Ev.VenueCancellationRaised, { exchangeId: "ex-3" }, Source.Stream));
+    const refused = acked(4);
+    t.store.requestCancel(refused.clientId);
+    t.store.cancelOutcome(refused.clientId, Ev.CancelRejected);
+    expect(t.store.byClientId(refused.clientId)!.status).toBe(Status.New);
+    t.store.apply(ev(Ev.VenueCancellationRaised, { exchangeId: "ex-4" }, Source.Stream));
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 2 });
+    expect(
+      t.sent().map((m) => [m.name, (m as { clOrdNo?: number }).clOrdNo, (m as { status?: number }).status]),
+    ).toEqual([
+      ["OrderUpdate", 3, OrderStatus.PendingCancel],
+      ["OrderUpdate", 4, OrderStatus.PendingCancel],
+    ]);
   });
 });
