@@ -15,6 +15,9 @@ import type { InstrumentBook } from "./instruments.js";
 import type { Owners } from "./owners.js";
 import { ackBody, fillBody, rejectBody, updateBody, WIRE_STATUS } from "./wireMap.js";
 
+/** The create command's clOrdNo in its `reason` (`no=N;…`, as createPath.ts writes it). */
+const ORDER_NO = /(?:^|;)no=(\d+)/;
+
 /** What one order's strategy was told so far. */
 interface Told {
   acked: boolean;
@@ -28,6 +31,11 @@ interface Told {
   fillLots: number;
   fillNotional: number;
   fillFees: number;
+  /**
+   * The session asked to cancel or amend it (a journaled command) and no message about it came after:
+   * not an OrderUpdate (PendingCancel included), a CancelReject, an AmendReject or an AmendAck.
+   */
+  asked: boolean;
 }
 
 export interface ToldSummary {
@@ -43,10 +51,26 @@ export class ToldLedger {
   private readonly told = new Map<string, Map<number, Told>>();
   /** session name → client ids of the orders it created (journaled `cmd new`). */
   private readonly orders = new Map<string, string[]>();
+  /** session name → client id → its clOrdNo (from the journaled `cmd new`, `no=N`). */
+  private readonly numbers = new Map<string, Map<string, number>>();
 
   add(r: JournalRecord): void {
     if (r.k === "cmd") {
+      if ((r.op === "cancel" || r.op === "amend") && r.clientId) {
+        const no = this.numbers.get(r.session)?.get(r.clientId);
+        if (no !== undefined) this.entry(r.session, no).asked = true;
+        return;
+      }
       if (r.op !== "new" || !r.clientId) return;
+      const no = Number(ORDER_NO.exec(r.reason ?? "")?.[1] ?? 0);
+      if (no > 0) {
+        let m = this.numbers.get(r.session);
+        if (m === undefined) {
+          m = new Map();
+          this.numbers.set(r.session, m);
+        }
+        m.set(r.clientId, no);
+      }
       const l = this.orders.get(r.session);
       if (l === undefined) this.orders.set(r.session, [r.clientId]);
       else l.push(r.clientId);
@@ -60,6 +84,10 @@ export class ToldLedger {
 
   /** One message told (or queued to be told) to a session. */
   note(session: string, name: string, b: Record<string, unknown>): void {
+    if (name === "CancelReject" || name === "AmendReject" || name === "AmendAck") {
+      this.entry(session, Number(b.clOrdNo)).asked = false;
+      return;
+    }
     if (name !== "Ack" && name !== "Reject" && name !== "OrderUpdate" && name !== "Fill") return;
     const t = this.entry(session, Number(b.clOrdNo));
     switch (name) {
@@ -74,6 +102,7 @@ export class ToldLedger {
       case "OrderUpdate":
         t.status = Number(b.status);
         t.cumLots = Number(b.cumQtyLots);
+        t.asked = false;
         if (t.status === OrderStatus.Rejected) t.rejected = true;
         return;
       case "Fill": {
@@ -112,6 +141,7 @@ export class ToldLedger {
         fillLots: 0,
         fillNotional: 0,
         fillFees: 0,
+        asked: false,
       };
       s.set(no, t);
     }
@@ -210,10 +240,10 @@ function tellOne(d: TellDeps, o: Order, t: Told | undefined, sum: ToldSummary, q
   // An Ack alone tells New with nothing filled; an OrderUpdate follows when the store differs.
   const toldStatus = t === undefined || t.status < 0 ? OrderStatus.New : t.status;
   const toldCum = t === undefined ? 0 : t.cumLots;
-  if (
-    (wire !== toldStatus || o.filledLots !== toldCum) &&
-    !(quiet && acksOwnRequest(o.status, o.cancelSentNs))
-  ) {
+  // A cancel or amend whose outcome is known and was never told (a NoPendingUpdates session heard
+  // nothing since it asked: an amend taken, a cancel refused): the order's state is its answer.
+  const changed = wire !== toldStatus || o.filledLots !== toldCum || t?.asked === true;
+  if (changed && !(quiet && acksOwnRequest(o.status, o.cancelSentNs))) {
     d.owners.toOwner(o, "OrderUpdate", updateBody(o, d.book.byId(o.instrumentId)));
     sum.updates++;
   }

@@ -41,7 +41,14 @@ function setup(options: number = LogonOptions.None) {
       priceTicks: 640_000,
       qtyLots: 24,
     });
-    ledger.add({ k: "cmd", op: "new", session: "s", clientId: o.clientId, ts: 1 } as JournalRecord);
+    ledger.add({
+      k: "cmd",
+      op: "new",
+      session: "s",
+      clientId: o.clientId,
+      reason: `no=${no};inst=BTCUSDT;pos=0`,
+      ts: 1,
+    } as JournalRecord);
     store.markSent(o.clientId);
     return o;
   };
@@ -124,5 +131,48 @@ describe("told vs known", () => {
       ["OrderUpdate", 3, OrderStatus.PendingCancel],
       ["OrderUpdate", 4, OrderStatus.PendingCancel],
     ]);
+  });
+  it("NoPendingUpdates after a restart: a cancel or amend asked and answered with nothing told since gets the order's state; one told, or still in flight, gets nothing", () => {
+    const t = setup(LogonOptions.NoPendingUpdates);
+    const asked = (no: number, op: "cancel" | "amend") => {
+      const o = t.order(no);
+      t.store.ackCreate(o.clientId, `ex-${no}`);
+      t.ledger.note("s", "Ack", { clOrdNo: no, exchangeOrderId: `ex-${no}` });
+      t.ledger.add({ k: "cmd", op, session: "s", clientId: o.clientId, ts: 2 } as JournalRecord);
+      return o;
+    };
+    // An amend the venue took: the new price was never told.
+    const amended = asked(1, "amend");
+    t.store.requestAmend(amended.clientId, 640_100, 0);
+    t.store.amendOutcome(amended.clientId, Ev.AmendAcked);
+    // A cancel the venue refused: the order works on, nobody said so.
+    const refused = asked(2, "cancel");
+    t.store.requestCancel(refused.clientId);
+    t.store.cancelOutcome(refused.clientId, Ev.CancelRejected);
+    // The same refusal, told before the crash: nothing more.
+    const told = asked(3, "cancel");
+    t.store.requestCancel(told.clientId);
+    t.store.cancelOutcome(told.clientId, Ev.CancelRejected);
+    t.ledger.note("s", "CancelReject", { clOrdNo: 3 });
+    // A cancel still in flight: its outcome comes live.
+    const inFlight = asked(4, "cancel");
+    t.store.requestCancel(inFlight.clientId);
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 2 });
+    expect(t.sent()).toEqual([
+      expect.objectContaining({
+        name: "OrderUpdate",
+        clOrdNo: 1,
+        status: OrderStatus.New,
+        priceTicks: 640_100,
+      }),
+      expect.objectContaining({
+        name: "OrderUpdate",
+        clOrdNo: 2,
+        status: OrderStatus.New,
+        priceTicks: 640_000,
+      }),
+    ]);
+    // Told now: a second pass sends nothing.
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0 });
   });
 });
