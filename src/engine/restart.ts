@@ -129,14 +129,14 @@ export async function restart<A extends { readonly gateway: SessionSink }>(
     );
   const api = steps.commandApi(restored);
   // 8. told vs known: what a restored session was due before the crash and never told
-  const due: ToldSummary = { acks: 0, rejects: 0, fills: 0, updates: 0 };
+  const due: ToldSummary = { acks: 0, rejects: 0, fills: 0, updates: 0, requestRejects: 0 };
   if (restored && restored.sessions.length > 0) {
     const names = restored.sessions.map((s) => ({ name: s.name, options: s.options }));
     Object.assign(
       due,
       tellWhatWasDue({ store: engine.store, owners: engine.owners, book: instruments }, read.ledger, names),
     );
-    if (due.acks + due.rejects + due.fills + due.updates > 0)
+    if (due.acks + due.rejects + due.fills + due.updates + due.requestRejects > 0)
       log.info(due, "restart: messages due before the crash sent to restored sessions");
   }
   // 9. attach (what was kept for restored sessions is sequenced now), then listen

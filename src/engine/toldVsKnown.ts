@@ -6,17 +6,27 @@
  * still holds); `tellWhatWasDue` compares every journaled order of a restored session with the store
  * and sends the difference through the normal path (journaled, sequenced after the old frames).
  */
-import type { JournalRecord } from "../journal/records.js";
+import { type JournalRecord, REFUSED_LOCALLY } from "../journal/records.js";
 import type { Order, OrderStore } from "../orders/index.js";
-import { acksOwnRequest, Status } from "../orders/status.js";
+import { acksOwnRequest, Status, TERMINAL } from "../orders/status.js";
 import { decodeG2C } from "../protocol/codec.js";
-import { LogonOptions, OrderStatus } from "../protocol/schema.js";
+import { AmendRejectReason, CancelRejectReason, LogonOptions, OrderStatus } from "../protocol/schema.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { Owners } from "./owners.js";
-import { ackBody, fillBody, rejectBody, updateBody, WIRE_STATUS } from "./wireMap.js";
+import { ackBody, cancelRejectBody, fillBody, rejectBody, updateBody, WIRE_STATUS } from "./wireMap.js";
 
 /** The create command's clOrdNo in its `reason` (`no=N;…`, as createPath.ts writes it). */
 const ORDER_NO = /(?:^|;)no=(\d+)/;
+
+const ASKED_CANCEL = 1;
+const ASKED_AMEND = 2;
+
+/** The last answer journaled for a cancel or amend (a `res` record). */
+interface RequestAnswer {
+  op: string;
+  status: number;
+  body: string;
+}
 
 /** What one order's strategy was told so far. */
 interface Told {
@@ -32,10 +42,11 @@ interface Told {
   fillNotional: number;
   fillFees: number;
   /**
-   * The session asked to cancel or amend it (a journaled command) and no message about it came after:
-   * not an OrderUpdate (PendingCancel included), a CancelReject, an AmendReject or an AmendAck.
+   * The session asked to cancel (ASKED_CANCEL) or amend (ASKED_AMEND) it, a journaled command, and
+   * was told no outcome since: no CancelReject, AmendReject, AmendAck, nor an OrderUpdate other than
+   * the PendingCancel / PendingReplace that only acknowledge the request. 0 = nothing asked.
    */
-  asked: boolean;
+  asked: number;
 }
 
 export interface ToldSummary {
@@ -43,6 +54,8 @@ export interface ToldSummary {
   rejects: number;
   fills: number;
   updates: number;
+  /** CancelRejects and AmendRejects for refusals journaled and never told. */
+  requestRejects: number;
 }
 
 /** Fed with journal records in order (the session restorer's tap), then the outbox before the compare. */
@@ -53,12 +66,16 @@ export class ToldLedger {
   private readonly orders = new Map<string, string[]>();
   /** session name → client id → its clOrdNo (from the journaled `cmd new`, `no=N`). */
   private readonly numbers = new Map<string, Map<string, number>>();
+  /** client id → the last answer journaled for its cancel or amend. */
+  private readonly answers = new Map<string, RequestAnswer>();
 
   add(r: JournalRecord): void {
     if (r.k === "cmd") {
       if ((r.op === "cancel" || r.op === "amend") && r.clientId) {
         const no = this.numbers.get(r.session)?.get(r.clientId);
-        if (no !== undefined) this.entry(r.session, no).asked = true;
+        if (no !== undefined)
+          this.entry(r.session, no).asked = r.op === "cancel" ? ASKED_CANCEL : ASKED_AMEND;
+        this.answers.delete(r.clientId);
         return;
       }
       if (r.op !== "new" || !r.clientId) return;
@@ -76,6 +93,11 @@ export class ToldLedger {
       else l.push(r.clientId);
       return;
     }
+    if (r.k === "res") {
+      if ((r.op === "cancel" || r.op === "amend") && r.clientId)
+        this.answers.set(r.clientId, { op: r.op, status: r.status, body: r.body ?? "" });
+      return;
+    }
     if (r.k !== "out") return;
     const m = decodeG2C(r.frame);
     if (m.name === undefined) return;
@@ -85,7 +107,7 @@ export class ToldLedger {
   /** One message told (or queued to be told) to a session. */
   note(session: string, name: string, b: Record<string, unknown>): void {
     if (name === "CancelReject" || name === "AmendReject" || name === "AmendAck") {
-      this.entry(session, Number(b.clOrdNo)).asked = false;
+      this.entry(session, Number(b.clOrdNo)).asked = 0;
       return;
     }
     if (name !== "Ack" && name !== "Reject" && name !== "OrderUpdate" && name !== "Fill") return;
@@ -102,7 +124,7 @@ export class ToldLedger {
       case "OrderUpdate":
         t.status = Number(b.status);
         t.cumLots = Number(b.cumQtyLots);
-        t.asked = false;
+        if (t.status !== OrderStatus.PendingCancel && t.status !== OrderStatus.PendingReplace) t.asked = 0;
         if (t.status === OrderStatus.Rejected) t.rejected = true;
         return;
       case "Fill": {
@@ -124,6 +146,11 @@ export class ToldLedger {
     return this.orders.get(session) ?? [];
   }
 
+  /** The last answer journaled for the order's cancel or amend since it was last asked for. */
+  answerOf(clientId: string): RequestAnswer | undefined {
+    return this.answers.get(clientId);
+  }
+
   private entry(session: string, no: number): Told {
     let s = this.told.get(session);
     if (s === undefined) {
@@ -141,7 +168,7 @@ export class ToldLedger {
         fillLots: 0,
         fillNotional: 0,
         fillFees: 0,
-        asked: false,
+        asked: 0,
       };
       s.set(no, t);
     }
@@ -167,7 +194,7 @@ export function tellWhatWasDue(
   ledger: ToldLedger,
   sessions: readonly { name: string; options: number }[],
 ): ToldSummary {
-  const sum: ToldSummary = { acks: 0, rejects: 0, fills: 0, updates: 0 };
+  const sum: ToldSummary = { acks: 0, rejects: 0, fills: 0, updates: 0, requestRejects: 0 };
   for (const { name, options } of sessions) {
     const quiet = (options & LogonOptions.NoPendingUpdates) !== 0;
     const ids = ledger.ordersOf(name);
@@ -177,13 +204,20 @@ export function tellWhatWasDue(
       ledger.note(name, m.name, m.body as unknown as Record<string, unknown>);
     for (const id of ids) {
       const o = d.store.byClientId(id);
-      if (o !== undefined) tellOne(d, o, ledger.get(name, o.clientOrderNo), sum, quiet);
+      if (o !== undefined) tellOne(d, o, ledger.get(name, o.clientOrderNo), sum, quiet, ledger.answerOf(id));
     }
   }
   return sum;
 }
 
-function tellOne(d: TellDeps, o: Order, t: Told | undefined, sum: ToldSummary, quiet: boolean): void {
+function tellOne(
+  d: TellDeps,
+  o: Order,
+  t: Told | undefined,
+  sum: ToldSummary,
+  quiet: boolean,
+  answer: RequestAnswer | undefined,
+): void {
   const wire = WIRE_STATUS[o.status]!;
   if (o.status === Status.Rejected && o.exchangeId === "") {
     if (t?.rejected) return;
@@ -240,11 +274,46 @@ function tellOne(d: TellDeps, o: Order, t: Told | undefined, sum: ToldSummary, q
   // An Ack alone tells New with nothing filled; an OrderUpdate follows when the store differs.
   const toldStatus = t === undefined || t.status < 0 ? OrderStatus.New : t.status;
   const toldCum = t === undefined ? 0 : t.cumLots;
-  // A cancel or amend whose outcome is known and was never told (a NoPendingUpdates session heard
-  // nothing since it asked: an amend taken, a cancel refused): the order's state is its answer.
-  const changed = wire !== toldStatus || o.filledLots !== toldCum || t?.asked === true;
-  if (changed && !(quiet && acksOwnRequest(o.status, o.cancelSentNs))) {
+  // A cancel or amend whose outcome is known and was never told: a refusal the venue or the gateway
+  // journaled is told as the live path tells it (then the order's state); an amend taken, or a refusal
+  // with no answer on record, by the order's state alone.
+  const inFlight = acksOwnRequest(o.status, o.cancelSentNs);
+  const unanswered = t !== undefined && t.asked !== 0 && !inFlight;
+  if (unanswered && !TERMINAL[o.status] && answer !== undefined && refused(answer.status)) {
+    tellRefusal(d, o, t.asked, answer);
+    sum.requestRejects++;
+  }
+  const changed = wire !== toldStatus || o.filledLots !== toldCum || unanswered;
+  if (changed && !(quiet && inFlight)) {
     d.owners.toOwner(o, "OrderUpdate", updateBody(o, d.book.byId(o.instrumentId)));
     sum.updates++;
   }
+}
+
+/** An answer that refused the request: the venue's 3xx–5xx, or the gateway's own refusal. */
+function refused(status: number): boolean {
+  return status === REFUSED_LOCALLY || status >= 300;
+}
+
+/**
+ * The CancelReject or AmendReject a refusal was due. [assumed] Its reason is read from the answer's
+ * status alone: 429 and the gateway's own refusals (its limiter, mostly) as Throttled, the rest as the
+ * venue's refusal; the text says it comes from before the restart.
+ */
+function tellRefusal(d: TellDeps, o: Order, asked: number, a: RequestAnswer): void {
+  const retry = a.status === 429 || a.status === REFUSED_LOCALLY;
+  const text = `before the restart: ${a.body}`.slice(0, 64);
+  if (asked === ASKED_CANCEL) {
+    const reason = retry ? CancelRejectReason.Throttled : CancelRejectReason.VenueRejected;
+    d.owners.toOwner(o, "CancelReject", cancelRejectBody(o.clientOrderNo, reason, o.exchangeId, text));
+    return;
+  }
+  const reason = retry ? AmendRejectReason.Throttled : AmendRejectReason.VenueRejected;
+  d.owners.toOwner(o, "AmendReject", {
+    clOrdNo: o.clientOrderNo,
+    newClOrdNo: 0,
+    reason,
+    exchangeOrderId: o.exchangeId,
+    text,
+  });
 }

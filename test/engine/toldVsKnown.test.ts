@@ -11,7 +11,13 @@ import { RunState } from "../../src/engine/runState.js";
 import { ToldLedger, tellWhatWasDue } from "../../src/engine/toldVsKnown.js";
 import type { JournalRecord } from "../../src/journal/records.js";
 import { Ev, OrderStore, Source, Status } from "../../src/orders/index.js";
-import { CODES, LogonOptions, OrderStatus } from "../../src/protocol/schema.js";
+import {
+  AmendRejectReason,
+  CancelRejectReason,
+  CODES,
+  LogonOptions,
+  OrderStatus,
+} from "../../src/protocol/schema.js";
 import { BTCUSDT } from "../fixtures/instruments.js";
 import { ev } from "../orders/helpers.js";
 
@@ -65,23 +71,23 @@ describe("told vs known", () => {
     t.store.rejectCreate(a.clientId, "insufficient margin");
     t.store.rejectCreate(b.clientId, "insufficient margin");
     t.ledger.note("s", "Reject", { clOrdNo: 2 });
-    expect(t.tell()).toEqual({ acks: 0, rejects: 1, fills: 0, updates: 0 });
+    expect(t.tell()).toEqual({ acks: 0, rejects: 1, fills: 0, updates: 0, requestRejects: 0 });
     expect(t.sent()).toEqual([
       expect.objectContaining({ name: "Reject", clOrdNo: 1, code: CODES.VenueRejected.code }),
     ]);
-    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0 });
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0, requestRejects: 0 });
   });
 
   it("an acked order never told gets its Ack only; one whose update is queued already gets nothing", () => {
     const t = setup();
     const a = t.order(1);
     t.store.ackCreate(a.clientId, "ex-1");
-    expect(t.tell()).toEqual({ acks: 1, rejects: 0, fills: 0, updates: 0 });
+    expect(t.tell()).toEqual({ acks: 1, rejects: 0, fills: 0, updates: 0, requestRejects: 0 });
     expect(t.sent()).toEqual([expect.objectContaining({ name: "Ack", clOrdNo: 1, exchangeOrderId: "ex-1" })]);
     // The outbox (what reconciliation queued, and the Ack above) counts as told: nothing twice.
-    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0 });
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0, requestRejects: 0 });
     t.store.requestCancel(a.clientId);
-    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 1 });
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 1, requestRejects: 0 });
     expect(t.sent().at(-1)).toMatchObject({ name: "OrderUpdate", status: OrderStatus.PendingCancel });
   });
 
@@ -91,7 +97,7 @@ describe("told vs known", () => {
     t.store.ackCreate(a.clientId, "ex-1");
     t.ledger.note("s", "Ack", { clOrdNo: 1, exchangeOrderId: "ex-1" });
     t.store.requestCancel(a.clientId);
-    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0 });
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0, requestRejects: 0 });
     expect(t.sent()).toEqual([]);
     // The venue says it was cancelled: that is told.
     t.store.apply(ev(Ev.VenueCancelled, { exchangeId: "ex-1" }, Source.Stream));
@@ -124,7 +130,7 @@ describe("told vs known", () => {
     t.store.cancelOutcome(refused.clientId, Ev.CancelRejected);
     expect(t.store.byClientId(refused.clientId)!.status).toBe(Status.New);
     t.store.apply(ev(Ev.VenueCancellationRaised, { exchangeId: "ex-4" }, Source.Stream));
-    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 2 });
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 2, requestRejects: 0 });
     expect(
       t.sent().map((m) => [m.name, (m as { clOrdNo?: number }).clOrdNo, (m as { status?: number }).status]),
     ).toEqual([
@@ -157,7 +163,7 @@ describe("told vs known", () => {
     // A cancel still in flight: its outcome comes live.
     const inFlight = asked(4, "cancel");
     t.store.requestCancel(inFlight.clientId);
-    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 2 });
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 2, requestRejects: 0 });
     expect(t.sent()).toEqual([
       expect.objectContaining({
         name: "OrderUpdate",
@@ -173,6 +179,78 @@ describe("told vs known", () => {
       }),
     ]);
     // Told now: a second pass sends nothing.
-    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0 });
+    expect(t.tell()).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0, requestRejects: 0 });
+  });
+  it("a refusal journaled and never told is told as the live path tells it, then the order's state; with pending updates or without", () => {
+    for (const options of [LogonOptions.None, LogonOptions.NoPendingUpdates]) {
+      const t = setup(options);
+      const at = `options ${options}`;
+      const asked = (no: number, op: "cancel" | "amend", pendingTold: boolean) => {
+        const o = t.order(no);
+        t.store.ackCreate(o.clientId, `ex-${no}`);
+        t.ledger.note("s", "Ack", { clOrdNo: no, exchangeOrderId: `ex-${no}` });
+        t.ledger.add({ k: "cmd", op, session: "s", clientId: o.clientId, ts: 2 } as JournalRecord);
+        if (op === "cancel") t.store.requestCancel(o.clientId);
+        else t.store.requestAmend(o.clientId, 640_100, 0);
+        const status = op === "cancel" ? OrderStatus.PendingCancel : OrderStatus.PendingReplace;
+        if (pendingTold) t.ledger.note("s", "OrderUpdate", { clOrdNo: no, status, cumQtyLots: 0 });
+        return o;
+      };
+      const answer = (o: { clientId: string }, op: string, status: number, body: string) =>
+        t.ledger.add({
+          k: "res",
+          clientId: o.clientId,
+          op,
+          status,
+          latencyUs: 0,
+          body,
+          ts: 3,
+        } as JournalRecord);
+      const quiet = options === LogonOptions.NoPendingUpdates;
+      // The venue refused a cancel: CancelReject (the venue's refusal), then New.
+      const c = asked(1, "cancel", !quiet);
+      answer(c, "cancel", 400, '{"message":"order cannot be cancelled"}');
+      t.store.cancelOutcome(c.clientId, Ev.CancelRejected);
+      // The venue throttled an amend: AmendReject (Throttled), then New at the old price.
+      const a = asked(2, "amend", !quiet);
+      answer(a, "amend", 429, "rate limited");
+      t.store.amendOutcome(a.clientId, Ev.AmendRejected);
+      // A cancel still in flight (its PendingCancel told or not wanted): nothing.
+      asked(3, "cancel", !quiet);
+      // A refusal already told: nothing more.
+      const told = asked(4, "cancel", !quiet);
+      answer(told, "cancel", 400, "no");
+      t.store.cancelOutcome(told.clientId, Ev.CancelRejected);
+      t.ledger.note("s", "CancelReject", { clOrdNo: 4 });
+      t.ledger.note("s", "OrderUpdate", { clOrdNo: 4, status: OrderStatus.New, cumQtyLots: 0 });
+      expect(t.tell(), at).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 2, requestRejects: 2 });
+      expect(
+        t.sent().map((m) => {
+          const b = m as {
+            name: string;
+            clOrdNo: number;
+            reason?: number;
+            status?: number;
+            priceTicks?: number;
+            text?: string;
+          };
+          return m.name === "OrderUpdate"
+            ? [b.name, b.clOrdNo, b.status, b.priceTicks]
+            : [b.name, b.clOrdNo, b.reason, b.text];
+        }),
+        at,
+      ).toEqual([
+        [
+          "CancelReject",
+          1,
+          CancelRejectReason.VenueRejected,
+          'before the restart: {"message":"order cannot be cancelled"}',
+        ],
+        ["OrderUpdate", 1, OrderStatus.New, 640_000],
+        ["AmendReject", 2, AmendRejectReason.Throttled, "before the restart: rate limited"],
+        ["OrderUpdate", 2, OrderStatus.New, 640_000],
+      ]);
+      expect(t.tell(), at).toEqual({ acks: 0, rejects: 0, fills: 0, updates: 0, requestRejects: 0 });
+    }
   });
 });
