@@ -21,9 +21,11 @@ const ORDER_NO = /(?:^|;)no=(\d+)/;
 const ASKED_CANCEL = 1;
 const ASKED_AMEND = 2;
 
-/** The last answer journaled for a cancel or amend (a `res` record). */
+/**
+ * The last answer journaled for a cancel or amend (a `res` record). A cancel-replace's answer is its
+ * cancel's; the request asked (cancel or amend) decides which refusal is told.
+ */
 interface RequestAnswer {
-  op: string;
   status: number;
   body: string;
 }
@@ -95,7 +97,7 @@ export class ToldLedger {
     }
     if (r.k === "res") {
       if ((r.op === "cancel" || r.op === "amend") && r.clientId)
-        this.answers.set(r.clientId, { op: r.op, status: r.status, body: r.body ?? "" });
+        this.answers.set(r.clientId, { status: r.status, body: r.body ?? "" });
       return;
     }
     if (r.k !== "out") return;
