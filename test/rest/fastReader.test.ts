@@ -94,7 +94,7 @@ describe("the fast path's response reader", () => {
       "HTTP/2.0 200 OK\r\n\r\n",
       "HTTP/1.1_200 OK\r\n\r\n",
       // Two lengths that disagree: where the answer ends is unknown.
-      "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+      "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 2\r\n\r\n{}",
     ]) {
       expect(read([bad]).result, bad).toBe(MALFORMED);
     }
