@@ -12,11 +12,9 @@
  *    carries the last record's time (sessions' idle time).
  * Everything else (finished orders, notes, old frames) is left out.
  */
-import type { JournalRecord } from "../journal/records.js";
+import { commandOrderNo, type JournalRecord } from "../journal/records.js";
 import { decodeG2C } from "../protocol/codec.js";
 
-const ORDER_NO = /(?:^|;)no=(\d+)/;
-const REPLACE_NO = /(?:^|;)new=(\d+)/;
 /** Frames about an order (their body's `clOrdNo` names it). */
 const ORDER_FRAMES = new Set([
   "Ack",
@@ -62,8 +60,7 @@ export class Compactor {
     if (r.ts > this.lastTs) this.lastTs = r.ts;
     switch (r.k) {
       case "cmd": {
-        const re = r.op === "new" ? ORDER_NO : r.op === "amend" ? REPLACE_NO : undefined;
-        const no = re === undefined ? 0 : Number(re.exec(r.reason ?? "")?.[1] ?? 0);
+        const no = commandOrderNo(r.op, r.reason);
         if (no > (this.numbers[r.session] ?? 0)) this.numbers[r.session] = no;
         if (r.clientId) {
           if (r.op === "new" && (this.keep.has(r.clientId) || r.ts >= this.recentTs)) {

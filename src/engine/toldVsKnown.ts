@@ -6,7 +6,7 @@
  * still holds); `tellWhatWasDue` compares every journaled order of a restored session with the store
  * and sends the difference through the normal path (journaled, sequenced after the old frames).
  */
-import { type JournalRecord, REFUSED_LOCALLY } from "../journal/records.js";
+import { commandOrderNo, type JournalRecord, REFUSED_LOCALLY } from "../journal/records.js";
 import type { Order, OrderStore } from "../orders/index.js";
 import { acksOwnRequest, Status, TERMINAL } from "../orders/status.js";
 import { decodeG2C } from "../protocol/codec.js";
@@ -14,9 +14,6 @@ import { AmendRejectReason, CancelRejectReason, LogonOptions, OrderStatus } from
 import type { InstrumentBook } from "./instruments.js";
 import type { Owners } from "./owners.js";
 import { ackBody, cancelRejectBody, fillBody, rejectBody, updateBody, WIRE_STATUS } from "./wireMap.js";
-
-/** The create command's clOrdNo in its `reason` (`no=N;…`, as createPath.ts writes it). */
-const ORDER_NO = /(?:^|;)no=(\d+)/;
 
 const ASKED_CANCEL = 1;
 const ASKED_AMEND = 2;
@@ -81,7 +78,7 @@ export class ToldLedger {
         return;
       }
       if (r.op !== "new" || !r.clientId) return;
-      const no = Number(ORDER_NO.exec(r.reason ?? "")?.[1] ?? 0);
+      const no = commandOrderNo(r.op, r.reason);
       if (no > 0) {
         let m = this.numbers.get(r.session);
         if (m === undefined) {

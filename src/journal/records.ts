@@ -110,6 +110,18 @@ export interface CommandInput {
   tif?: string;
   reason?: string;
 }
+const NEW_ORDER_NO = /(?:^|;)no=(\d+)/;
+const REPLACEMENT_NO = /(?:^|;)new=(\d+)/;
+
+/**
+ * The client order number a command used, from its `reason` as the engine writes it: `no=N;…` of a
+ * new order, `…;new=N` of an amend's replacement. 0 for any other command, or none written.
+ */
+export function commandOrderNo(op: string, reason: string | undefined): number {
+  const re = op === "new" ? NEW_ORDER_NO : op === "amend" ? REPLACEMENT_NO : undefined;
+  return Number(re?.exec(reason ?? "")?.[1] ?? 0);
+}
+
 export interface RequestInput {
   clientId?: string;
   op: string;

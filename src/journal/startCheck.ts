@@ -11,7 +11,7 @@ import { type Checkpoint, loadCheckpoint } from "./checkpoint.js";
 import { journalFiles } from "./files.js";
 import { describeIdentity, type JournalIdentity, sameIdentity, VENUE_PLACEHOLDER } from "./identity.js";
 import { DAMAGE_HINT, readableRecords } from "./reader.js";
-import { JournalError } from "./records.js";
+import { commandOrderNo, JournalError } from "./records.js";
 import { PRUNE_MARKER, readPruneMarker } from "./retention.js";
 import {
   classify,
@@ -239,10 +239,7 @@ function usedOrderNumbers(files: readonly string[]): Record<string, number> {
   for (const f of files)
     for (const r of readableRecords(f)) {
       if (r.k !== "cmd") continue;
-      const m = (
-        r.op === "new" ? /(?:^|;)no=(\d+)/ : r.op === "amend" ? /(?:^|;)new=(\d+)/ : undefined
-      )?.exec(r.reason ?? "");
-      const no = Number(m?.[1] ?? 0);
+      const no = commandOrderNo(r.op, r.reason);
       if (no > (out[r.session] ?? 0)) out[r.session] = no;
     }
   return out;
