@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { freePort } from "../../../sim/index.js";
 
 /** The repository root: the nearest folder above with a package.json (from `test/` or `dist/test/`). */
 function findRoot(from: string): string {
@@ -164,6 +165,22 @@ export class GatewayProcess {
         reject(new Error(`gateway exited early (${code ?? sig}):\n${seen.slice(-2_000)}`));
       });
     });
+  }
+
+  /**
+   * Starts on a port `writeConfig` writes into the configuration: a port found free can be taken
+   * before the gateway listens on it, so a start that could not listen is tried on a new one, a few times.
+   */
+  async startOnFreePort(writeConfig: (port: number) => void, timeoutMs?: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      writeConfig(await freePort());
+      try {
+        await this.start(timeoutMs);
+        return;
+      } catch (e) {
+        if (attempt >= 3 || !/could not listen/.test(String(e))) throw e;
+      }
+    }
   }
 
   get pid(): number | undefined {

@@ -19,7 +19,6 @@ import { OrderStatus } from "../../../src/protocol/schema.js";
 import { GatewayProcess, trackGroup } from "./child.js";
 import { ADMIN_TOKEN, TOKEN } from "./engineRig.js";
 import { VenueReader } from "./listings.js";
-import { freePort } from "./processRig.js";
 import { Strategy } from "./strategy.js";
 import { newKeys, secretHex, sleep } from "./venue.js";
 
@@ -143,16 +142,7 @@ export async function runHftLoad(o: HftLoadOptions): Promise<HftLoadReport> {
   const gp = new GatewayProcess(cfgFile, { HFTGATE_SECRET_KEY: secretHex(keys) });
   let s: Strategy | undefined;
   try {
-    // A port found free can be taken before the gateway listens on it: new ports, a few times.
-    for (let attempt = 1; ; attempt++) {
-      writeConfig(await freePort());
-      try {
-        await gp.start(60_000);
-        break;
-      } catch (e) {
-        if (attempt >= 3 || !/could not listen/.test(String(e))) throw e;
-      }
-    }
+    await gp.startOnFreePort(writeConfig, 60_000);
     const simUrl = loggedUrl(gp.output, "embedded simulator started");
     const natsUrl = loggedUrl(gp.output, "HFT private streams: simulator publishing");
     s = await new Strategy(gp.url, TOKEN, "hft-load").connect();

@@ -106,16 +106,10 @@ export async function startProcessRig(venue: VenueAddress, o: ProcessRigOptions)
     },
   };
   try {
-    for (let attempt = 1; ; attempt++) {
-      const base = gatewayConfig(venue.baseUrl, dir, await freePort());
+    await gp.startOnFreePort((port) => {
+      const base = gatewayConfig(venue.baseUrl, dir, port);
       writeFileSync(cfgFile, JSON.stringify(o.config ? o.config(base) : base));
-      try {
-        await gp.start();
-        break;
-      } catch (e) {
-        if (attempt >= 3 || !/could not listen/.test(String(e))) throw e;
-      }
-    }
+    });
   } catch (e) {
     await rig.close();
     throw e;
