@@ -21,7 +21,7 @@ import {
   Status,
   TERMINAL,
 } from "../orders/index.js";
-import { AmendFlags, AmendRejectReason, type Body, CODES } from "../protocol/schema.js";
+import { AmendFlags, AmendRejectReason, CODES } from "../protocol/schema.js";
 import type { PreparedRequest, RestClient } from "../rest/client.js";
 import { NetworkError, OutcomeUnknownError, RateLimitedError, ResponseShapeError } from "../rest/errors.js";
 import type { RiskGate } from "../risk/riskGate.js";
@@ -32,7 +32,7 @@ import type { Owners } from "./owners.js";
 import { ReplacePath } from "./replacePath.js";
 import type { RunState } from "./runState.js";
 import { type RequestPath, VenueRequest } from "./venueRequest.js";
-import { RISK_TO_CODE, refusedText, riskText } from "./wireMap.js";
+import { amendRejectBody, RISK_TO_CODE, refusedText, riskText } from "./wireMap.js";
 
 const GUARD_REASON: Readonly<Record<AmendRejectCode, number>> = {
   UNKNOWN_ORDER: AmendRejectReason.UnknownOrder,
@@ -83,7 +83,6 @@ export class AmendPath implements RequestPath {
   readonly spends = "create" as const;
   /** The cancel-replace half (surfaces without a venue amend). */
   readonly replaces: ReplacePath;
-  private readonly rejectScratch = {} as Body<"AmendReject">;
   private readonly request: VenueRequest;
 
   constructor(private readonly d: AmendPathDeps) {
@@ -287,14 +286,12 @@ export class AmendPath implements RequestPath {
 
   /** AmendReject to the order's owner (outboxed while it has no session). */
   tell(o: Order, reason: number, text: string, newClOrdNo = 0): void {
-    const b = this.rejectScratch;
-    b.clOrdNo = o.clientOrderNo;
-    b.newClOrdNo = newClOrdNo;
-    b.reason = reason;
-    b.exchangeOrderId = o.exchangeId;
-    b.text = text;
     this.d.onReject?.();
-    this.d.owners.toOwner(o, "AmendReject", b);
+    this.d.owners.toOwner(
+      o,
+      "AmendReject",
+      amendRejectBody(o.clientOrderNo, newClOrdNo, reason, o.exchangeId, text),
+    );
   }
 
   private refuseCmd(
@@ -305,12 +302,7 @@ export class AmendPath implements RequestPath {
     text: string,
     recvNs: number,
   ): void {
-    const b = this.rejectScratch;
-    b.clOrdNo = cmd.clOrdNo;
-    b.newClOrdNo = cmd.newClOrdNo;
-    b.reason = reason;
-    b.exchangeOrderId = o?.exchangeId ?? "";
-    b.text = text;
+    const b = amendRejectBody(cmd.clOrdNo, cmd.newClOrdNo, reason, o?.exchangeId ?? "", text);
     this.d.onReject?.();
     this.d.owners.sessions.send(session.sessionId, "AmendReject", b, recvNs);
   }

@@ -13,7 +13,15 @@ import { decodeG2C } from "../protocol/codec.js";
 import { AmendRejectReason, CancelRejectReason, LogonOptions, OrderStatus } from "../protocol/schema.js";
 import type { InstrumentBook } from "./instruments.js";
 import type { Owners } from "./owners.js";
-import { ackBody, cancelRejectBody, fillBody, rejectBody, updateBody, WIRE_STATUS } from "./wireMap.js";
+import {
+  ackBody,
+  amendRejectBody,
+  cancelRejectBody,
+  fillBody,
+  rejectBody,
+  updateBody,
+  WIRE_STATUS,
+} from "./wireMap.js";
 
 const ASKED_CANCEL = 1;
 const ASKED_AMEND = 2;
@@ -308,11 +316,5 @@ function tellRefusal(d: TellDeps, o: Order, asked: number, a: RequestAnswer): vo
     return;
   }
   const reason = retry ? AmendRejectReason.Throttled : AmendRejectReason.VenueRejected;
-  d.owners.toOwner(o, "AmendReject", {
-    clOrdNo: o.clientOrderNo,
-    newClOrdNo: 0,
-    reason,
-    exchangeOrderId: o.exchangeId,
-    text,
-  });
+  d.owners.toOwner(o, "AmendReject", amendRejectBody(o.clientOrderNo, 0, reason, o.exchangeId, text));
 }

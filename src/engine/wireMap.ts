@@ -172,6 +172,28 @@ export function cancelRejectBody(
   return CXL_REJECT;
 }
 
+const AMEND_REJECT: Body<"AmendReject"> = {
+  clOrdNo: 0,
+  newClOrdNo: 0,
+  reason: 0,
+  exchangeOrderId: "",
+  text: "",
+};
+export function amendRejectBody(
+  clOrdNo: number,
+  newClOrdNo: number,
+  reason: number,
+  exchangeOrderId: string,
+  text: string,
+): Body<"AmendReject"> {
+  AMEND_REJECT.clOrdNo = clOrdNo;
+  AMEND_REJECT.newClOrdNo = newClOrdNo;
+  AMEND_REJECT.reason = reason;
+  AMEND_REJECT.exchangeOrderId = exchangeOrderId;
+  AMEND_REJECT.text = text;
+  return AMEND_REJECT;
+}
+
 /** Decimal places used for average prices: the tick's scale plus four. */
 const AVG_EXTRA = 4;
 
